@@ -1,0 +1,230 @@
+//! The allocation every mechanism returns, its JSON form (the contract of
+//! `shared/spec/instance-format.md`) and the metrics every output carries.
+
+use crate::ids::{ResourceId, ServerId, UserId};
+use crate::instance::Instance;
+use leontief_model::Status;
+use serde::Serialize;
+
+/// Metrics reported for every allocation (Sec. VI of 000, Sec. V of 001).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    /// G_n = x_n mu_n, each user's global dominant share.
+    pub dominant_shares: Vec<f64>,
+    /// G_n / w_n, the weighted (normalised) dominant shares.
+    pub normalised_shares: Vec<f64>,
+    /// Used fraction of each resource over all servers (0 where C_r = 0).
+    pub utilisation: Vec<f64>,
+    /// Used fraction of each resource on each server entry
+    /// (`[entry][resource]`, 0 where the entry has none of it).
+    pub server_utilisation: Vec<Vec<f64>>,
+    /// NTT: total tasks, sum_n x_n.
+    pub total_tasks: f64,
+    /// AUR: unused capacity of each resource, C_r - used_r (absolute units).
+    pub unused_capacity: Vec<f64>,
+    /// Jain's index of the normalised dominant shares,
+    /// (sum s)^2 / (N sum s^2); 1 when all are equal (and when all are 0).
+    pub jain_index: f64,
+    /// Largest violation of a capacity (absolute, 0 when feasible).
+    pub max_capacity_violation: f64,
+}
+
+/// An allocation and everything reported with it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Allocation {
+    /// Mechanism name as on the command line.
+    pub mechanism: String,
+    /// The lossless outcome (the worst over all solves the mechanism made).
+    pub status: Status,
+    /// The backend's own status for the solve that decided `status`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend_status: Option<String>,
+    /// x_n, tasks of each user (input order).
+    pub user_tasks: Vec<f64>,
+    /// x_{n,i}, tasks of user n on server entry i (class totals).
+    pub tasks: Vec<Vec<f64>>,
+    /// Mechanism objective: the max-min level of the first round, or the
+    /// NFC total; `None` when there is no solution.
+    pub objective: Option<f64>,
+    /// Seconds spent building models.
+    pub build_seconds: f64,
+    /// Seconds spent in solver calls (or the closed form).
+    pub solve_seconds: f64,
+    /// Number of LPs solved (0 for closed forms).
+    pub lps_solved: usize,
+    /// Metrics of the allocation.
+    pub metrics: Metrics,
+    /// Max-min mechanisms: each user's final level s_n / w_n.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<f64>>,
+    /// Max-min mechanisms: the round (1-based) in which each user froze
+    /// (0: it could not run at all and was fixed at zero before round 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frozen_round: Option<Vec<usize>>,
+    /// Why each user got what it got, in one sentence each.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub explanation: Vec<String>,
+    /// True when the servers were pooled into one (DRF's all-in-one model).
+    pub pooled: bool,
+    /// Remarks a reader must see (pooling, ignored fields, ...).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The independent check of the mechanism's defining property.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verification: Option<serde_json::Value>,
+}
+
+impl Allocation {
+    /// An allocation with the metrics filled in from `tasks`.
+    pub fn new(instance: &Instance, mechanism: &str, status: Status, tasks: Vec<Vec<f64>>) -> Self {
+        let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
+        let metrics = Metrics::compute(instance, &tasks);
+        Allocation {
+            mechanism: mechanism.to_string(),
+            status,
+            backend_status: None,
+            user_tasks,
+            tasks,
+            objective: None,
+            build_seconds: 0.0,
+            solve_seconds: 0.0,
+            lps_solved: 0,
+            metrics,
+            levels: None,
+            frozen_round: None,
+            explanation: Vec::new(),
+            pooled: false,
+            notes: Vec::new(),
+            verification: None,
+        }
+    }
+
+    /// An allocation with no solution (every task 0), carrying `status`.
+    pub fn empty(instance: &Instance, mechanism: &str, status: Status) -> Self {
+        let tasks = vec![vec![0.0; instance.num_entries()]; instance.num_users()];
+        Allocation::new(instance, mechanism, status, tasks)
+    }
+}
+
+impl Metrics {
+    /// Metrics of the allocation `tasks[n][i]` on `instance`.
+    pub fn compute(instance: &Instance, tasks: &[Vec<f64>]) -> Metrics {
+        let m = instance.num_resources();
+        let k = instance.num_entries();
+        let mut used = vec![vec![0.0; m]; k];
+        let mut user_tasks = Vec::with_capacity(tasks.len());
+        for (n, row) in tasks.iter().enumerate() {
+            let d = &instance.user(UserId(n)).demand;
+            for (i, &x) in row.iter().enumerate() {
+                if x != 0.0 {
+                    for r in 0..m {
+                        used[i][r] += x * d[r];
+                    }
+                }
+            }
+            user_tasks.push(row.iter().sum::<f64>());
+        }
+        let mut total_used = vec![0.0; m];
+        let mut violation = 0.0f64;
+        let server_utilisation = (0..k)
+            .map(|i| {
+                (0..m)
+                    .map(|r| {
+                        let c = instance.class_capacity(ServerId(i), ResourceId(r));
+                        total_used[r] += used[i][r];
+                        violation = violation.max(used[i][r] - c);
+                        if c > 0.0 {
+                            used[i][r] / c
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let cap = instance.total_capacity();
+        let dominant_shares: Vec<f64> = instance
+            .user_ids()
+            .map(|n| {
+                let mu = instance.mu(n);
+                if user_tasks[n.0] == 0.0 {
+                    0.0
+                } else {
+                    user_tasks[n.0] * mu
+                }
+            })
+            .collect();
+        let normalised_shares: Vec<f64> = dominant_shares
+            .iter()
+            .zip(instance.users())
+            .map(|(g, u)| g / u.weight)
+            .collect();
+        Metrics {
+            jain_index: jain(&normalised_shares),
+            dominant_shares,
+            normalised_shares,
+            utilisation: (0..m)
+                .map(|r| {
+                    if cap[r] > 0.0 {
+                        total_used[r] / cap[r]
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
+            server_utilisation,
+            total_tasks: user_tasks.iter().sum(),
+            unused_capacity: (0..m).map(|r| cap[r] - total_used[r]).collect(),
+            max_capacity_violation: violation.max(0.0),
+        }
+    }
+}
+
+/// Jain's fairness index (sum s)^2 / (N sum s^2), 1 for an empty or all-zero
+/// vector.
+pub fn jain(s: &[f64]) -> f64 {
+    let sum: f64 = s.iter().sum();
+    let sq: f64 = s.iter().map(|x| x * x).sum();
+    if sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (s.len() as f64 * sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_bounds() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0]), 1.0);
+        assert!((jain(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-15);
+        assert_eq!(jain(&[0.0, 0.0]), 1.0);
+    }
+
+    #[test]
+    fn metrics_of_fig1_allocation() {
+        let inst = Instance::from_json_str(
+            r#"{"resources":["cpu","mem"],
+                "servers":[{"name":"s1","capacity":[2,12]},{"name":"s2","capacity":[12,2]}],
+                "users":[{"name":"u1","demand":[0.2,1]},{"name":"u2","demand":[1,0.2]}]}"#,
+        )
+        .unwrap();
+        let a = Allocation::new(
+            &inst,
+            "x",
+            Status::Optimal,
+            vec![vec![10.0, 0.0], vec![0.0, 10.0]],
+        );
+        assert_eq!(a.user_tasks, vec![10.0, 10.0]);
+        // mu = 1/14 for both: G = 10/14.
+        assert!((a.metrics.dominant_shares[0] - 10.0 / 14.0).abs() < 1e-15);
+        assert!((a.metrics.utilisation[0] - 12.0 / 14.0).abs() < 1e-15);
+        assert!((a.metrics.server_utilisation[0][1] - 10.0 / 12.0).abs() < 1e-15);
+        assert_eq!(a.metrics.total_tasks, 20.0);
+        assert!((a.metrics.unused_capacity[0] - 2.0).abs() < 1e-12);
+        assert_eq!(a.metrics.max_capacity_violation, 0.0);
+        assert!((a.metrics.jain_index - 1.0).abs() < 1e-15);
+    }
+}

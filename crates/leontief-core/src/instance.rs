@@ -1,0 +1,612 @@
+//! Instances in the v1 JSON format (`shared/spec/instance-format.md`), and
+//! their validation.
+//!
+//! Parsing goes through [`RawInstance`] (exactly the JSON, unknown fields
+//! rejected so that a misspelt `weigth` is never silently ignored) and then
+//! [`Instance::new`], which checks every rule of the format and reports
+//! *all* problems, each with the path of the offending entry
+//! (`users[3].demand[1] is negative (-0.5)`).
+
+use crate::ids::{ResourceId, ServerId, UserId};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+/// The instance exactly as written in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawInstance {
+    /// Optional instance name (informational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Optional description (informational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Resource names.
+    pub resources: Vec<String>,
+    /// Server entries.
+    pub servers: Vec<RawServer>,
+    /// Users.
+    pub users: Vec<RawUser>,
+}
+
+/// A server entry as written in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawServer {
+    /// Unique name.
+    pub name: String,
+    /// Capacity of one server, per resource.
+    pub capacity: Vec<f64>,
+    /// Number of identical servers in this class (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+/// A user as written in JSON.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUser {
+    /// Unique name.
+    pub name: String,
+    /// Per-task demand, per resource.
+    pub demand: Vec<f64>,
+    /// Weight / entitlement (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f64>,
+    /// Task cap (absent or null: unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tasks: Option<f64>,
+    /// Eligible server names (absent or null: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<Vec<String>>,
+    /// k-DF per-rank weights w_{n,1}, w_{n,2}, ... (extension; default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank_weights: Option<Vec<f64>>,
+}
+
+/// One problem found in an instance: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Issue {
+    /// JSON path of the offending entry, e.g. `users[3].demand[1]`.
+    pub at: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl fmt::Display for Issue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.at.is_empty() {
+            write!(f, "{}", self.reason)
+        } else {
+            write!(f, "{} {}", self.at, self.reason)
+        }
+    }
+}
+
+/// Why an instance could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InstanceError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// The path.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The text is not JSON of the instance's shape.
+    #[error("{}", fmt_parse(.at, .reason))]
+    Parse {
+        /// JSON path where parsing failed (empty for the document itself).
+        at: String,
+        /// serde's message.
+        reason: String,
+    },
+    /// The JSON has the right shape but breaks the format's rules.
+    #[error("invalid instance:\n{}", fmt_issues(.0))]
+    Invalid(Vec<Issue>),
+}
+
+fn fmt_parse(at: &str, reason: &str) -> String {
+    if at.is_empty() || at == "." {
+        format!("invalid instance JSON: {reason}")
+    } else {
+        format!("invalid instance JSON at {at}: {reason}")
+    }
+}
+
+fn fmt_issues(issues: &[Issue]) -> String {
+    issues
+        .iter()
+        .map(|i| format!("  {i}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl InstanceError {
+    /// Every issue, for a parse error the single one.
+    pub fn issues(&self) -> Vec<Issue> {
+        match self {
+            InstanceError::Io { path, source } => vec![Issue {
+                at: String::new(),
+                reason: format!("cannot read {path}: {source}"),
+            }],
+            InstanceError::Parse { at, reason } => vec![Issue {
+                at: at.clone(),
+                reason: reason.clone(),
+            }],
+            InstanceError::Invalid(v) => v.clone(),
+        }
+    }
+}
+
+/// A server entry of a validated instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Server {
+    /// Name.
+    pub name: String,
+    /// Capacity of one server.
+    pub capacity: Vec<f64>,
+    /// Number of identical servers (>= 1).
+    pub count: u64,
+}
+
+/// A user of a validated instance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct User {
+    /// Name.
+    pub name: String,
+    /// Per-task demand.
+    pub demand: Vec<f64>,
+    /// Weight (> 0).
+    pub weight: f64,
+    /// Task cap, `None` for unbounded.
+    pub tasks: Option<f64>,
+    /// Eligible server entries, `None` for all (sorted, no repeats).
+    pub servers: Option<Vec<ServerId>>,
+    /// k-DF per-rank weights (default all 1).
+    pub rank_weights: Option<Vec<f64>>,
+}
+
+/// A validated instance: every rule of the format holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    name: Option<String>,
+    resources: Vec<String>,
+    servers: Vec<Server>,
+    users: Vec<User>,
+    /// `class_capacity[i * m + r] = count_i * capacity_{i,r}`.
+    class_capacity: Vec<f64>,
+    total_capacity: Vec<f64>,
+}
+
+struct Checker {
+    issues: Vec<Issue>,
+}
+
+impl Checker {
+    fn fail(&mut self, at: impl Into<String>, reason: impl Into<String>) {
+        self.issues.push(Issue {
+            at: at.into(),
+            reason: reason.into(),
+        });
+    }
+
+    /// A vector of m finite non-negative numbers, not all zero.
+    fn vector(&mut self, at: &str, v: &[f64], m: usize, what: &str) {
+        if v.len() != m {
+            self.fail(
+                at,
+                format!("has {} entries, expected {m} (one per resource)", v.len()),
+            );
+            return;
+        }
+        let mut bad = false;
+        for (r, &x) in v.iter().enumerate() {
+            if !x.is_finite() {
+                self.fail(
+                    format!("{at}[{r}]"),
+                    format!("is not a finite number ({x})"),
+                );
+                bad = true;
+            } else if x < 0.0 {
+                self.fail(format!("{at}[{r}]"), format!("is negative ({x})"));
+                bad = true;
+            }
+        }
+        if !bad && v.iter().all(|&x| x == 0.0) {
+            self.fail(
+                at,
+                format!("is all zero: a {what} must be positive on some resource"),
+            );
+        }
+    }
+
+    fn positive(&mut self, at: String, x: f64) {
+        if !x.is_finite() {
+            self.fail(at, format!("is not a finite number ({x})"));
+        } else if x <= 0.0 {
+            self.fail(at, format!("must be > 0 (got {x})"));
+        }
+    }
+
+    fn unique_names<'a>(
+        &mut self,
+        field: &str,
+        names: impl Iterator<Item = &'a str>,
+        suffix: &str,
+    ) -> HashMap<&'a str, usize> {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (i, name) in names.enumerate() {
+            if name.is_empty() {
+                self.fail(format!("{field}[{i}]{suffix}"), "is empty");
+            } else if let Some(&j) = seen.get(name) {
+                self.fail(
+                    format!("{field}[{i}]{suffix}"),
+                    format!("duplicates {field}[{j}]{suffix} (\"{name}\")"),
+                );
+            } else {
+                seen.insert(name, i);
+            }
+        }
+        seen
+    }
+}
+
+impl Instance {
+    /// Validate a raw instance, reporting every issue found.
+    pub fn new(raw: RawInstance) -> Result<Instance, InstanceError> {
+        let mut c = Checker { issues: Vec::new() };
+        let m = raw.resources.len();
+        if m == 0 {
+            c.fail("resources", "is empty: at least one resource is needed");
+        }
+        c.unique_names("resources", raw.resources.iter().map(String::as_str), "");
+        if raw.servers.is_empty() {
+            c.fail("servers", "is empty: at least one server is needed");
+        }
+        let server_index = c.unique_names(
+            "servers",
+            raw.servers.iter().map(|s| s.name.as_str()),
+            ".name",
+        );
+        for (i, s) in raw.servers.iter().enumerate() {
+            c.vector(
+                &format!("servers[{i}].capacity"),
+                &s.capacity,
+                m,
+                "capacity",
+            );
+            if let Some(count) = s.count {
+                if count == 0 {
+                    c.fail(format!("servers[{i}].count"), "must be >= 1 (got 0)");
+                } else if s.capacity.iter().any(|&x| !(x * count as f64).is_finite()) {
+                    c.fail(
+                        format!("servers[{i}].count"),
+                        format!("times the capacity overflows ({count} servers)"),
+                    );
+                }
+            }
+        }
+        if raw.users.is_empty() {
+            c.fail("users", "is empty: at least one user is needed");
+        }
+        c.unique_names("users", raw.users.iter().map(|u| u.name.as_str()), ".name");
+        let mut user_servers = Vec::with_capacity(raw.users.len());
+        for (n, u) in raw.users.iter().enumerate() {
+            c.vector(&format!("users[{n}].demand"), &u.demand, m, "demand");
+            if let Some(w) = u.weight {
+                c.positive(format!("users[{n}].weight"), w);
+            }
+            if let Some(t) = u.tasks {
+                c.positive(format!("users[{n}].tasks"), t);
+            }
+            if let Some(rw) = &u.rank_weights {
+                if rw.is_empty() {
+                    c.fail(
+                        format!("users[{n}].rank_weights"),
+                        "is empty (omit it for all 1)",
+                    );
+                }
+                for (l, &w) in rw.iter().enumerate() {
+                    c.positive(format!("users[{n}].rank_weights[{l}]"), w);
+                }
+            }
+            let list = match &u.servers {
+                None => None,
+                Some(names) => {
+                    if names.is_empty() {
+                        c.fail(
+                            format!("users[{n}].servers"),
+                            "is empty: a user must be allowed on some server (omit the field for all)",
+                        );
+                    }
+                    let mut ids: Vec<ServerId> = Vec::with_capacity(names.len());
+                    for (j, name) in names.iter().enumerate() {
+                        match server_index.get(name.as_str()) {
+                            None => c.fail(
+                                format!("users[{n}].servers[{j}]"),
+                                format!("names unknown server \"{name}\""),
+                            ),
+                            Some(&i) => {
+                                if ids.contains(&ServerId(i)) {
+                                    c.fail(
+                                        format!("users[{n}].servers[{j}]"),
+                                        format!("names server \"{name}\" twice"),
+                                    );
+                                } else {
+                                    ids.push(ServerId(i));
+                                }
+                            }
+                        }
+                    }
+                    ids.sort();
+                    Some(ids)
+                }
+            };
+            user_servers.push(list);
+        }
+        if !c.issues.is_empty() {
+            return Err(InstanceError::Invalid(c.issues));
+        }
+        let servers: Vec<Server> = raw
+            .servers
+            .into_iter()
+            .map(|s| Server {
+                name: s.name,
+                capacity: s.capacity,
+                count: s.count.unwrap_or(1),
+            })
+            .collect();
+        let mut class_capacity = Vec::with_capacity(servers.len() * m);
+        let mut total_capacity = vec![0.0; m];
+        for s in &servers {
+            for r in 0..m {
+                let cap = s.capacity[r] * s.count as f64;
+                class_capacity.push(cap);
+                total_capacity[r] += cap;
+            }
+        }
+        let users = raw
+            .users
+            .into_iter()
+            .zip(user_servers)
+            .map(|(u, servers)| User {
+                name: u.name,
+                demand: u.demand,
+                weight: u.weight.unwrap_or(1.0),
+                tasks: u.tasks,
+                servers,
+                rank_weights: u.rank_weights,
+            })
+            .collect();
+        Ok(Instance {
+            name: raw.name,
+            resources: raw.resources,
+            servers,
+            users,
+            class_capacity,
+            total_capacity,
+        })
+    }
+
+    /// Parse and validate JSON text.
+    pub fn from_json_str(text: &str) -> Result<Instance, InstanceError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let raw: RawInstance =
+            serde_path_to_error::deserialize(de).map_err(|e| InstanceError::Parse {
+                at: json_path(e.path()),
+                reason: e.inner().to_string(),
+            })?;
+        Instance::new(raw)
+    }
+
+    /// Read, parse and validate a JSON file.
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Instance, InstanceError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| InstanceError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Instance::from_json_str(&text)
+    }
+
+    /// Back to the JSON shape (for generators and round trips).
+    pub fn to_raw(&self) -> RawInstance {
+        RawInstance {
+            name: self.name.clone(),
+            description: None,
+            resources: self.resources.clone(),
+            servers: self
+                .servers
+                .iter()
+                .map(|s| RawServer {
+                    name: s.name.clone(),
+                    capacity: s.capacity.clone(),
+                    count: (s.count != 1).then_some(s.count),
+                })
+                .collect(),
+            users: self
+                .users
+                .iter()
+                .map(|u| RawUser {
+                    name: u.name.clone(),
+                    demand: u.demand.clone(),
+                    weight: (u.weight != 1.0).then_some(u.weight),
+                    tasks: u.tasks,
+                    servers: u.servers.as_ref().map(|ids| {
+                        ids.iter()
+                            .map(|&i| self.servers[i.0].name.clone())
+                            .collect()
+                    }),
+                    rank_weights: u.rank_weights.clone(),
+                })
+                .collect(),
+        }
+    }
+
+    /// Optional name.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+    /// Resource names.
+    pub fn resources(&self) -> &[String] {
+        &self.resources
+    }
+    /// Server entries.
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+    /// Users.
+    pub fn users(&self) -> &[User] {
+        &self.users
+    }
+    /// m, the number of resources.
+    pub fn num_resources(&self) -> usize {
+        self.resources.len()
+    }
+    /// k, the number of server entries (classes count once).
+    pub fn num_entries(&self) -> usize {
+        self.servers.len()
+    }
+    /// Total number of physical servers (sum of counts).
+    pub fn num_physical_servers(&self) -> u64 {
+        self.servers.iter().map(|s| s.count).sum()
+    }
+    /// N, the number of users.
+    pub fn num_users(&self) -> usize {
+        self.users.len()
+    }
+    /// All user ids.
+    pub fn user_ids(&self) -> impl Iterator<Item = UserId> {
+        (0..self.users.len()).map(UserId)
+    }
+    /// All server entry ids.
+    pub fn server_ids(&self) -> impl Iterator<Item = ServerId> {
+        (0..self.servers.len()).map(ServerId)
+    }
+    /// All resource ids.
+    pub fn resource_ids(&self) -> impl Iterator<Item = ResourceId> {
+        (0..self.resources.len()).map(ResourceId)
+    }
+    /// The user.
+    pub fn user(&self, n: UserId) -> &User {
+        &self.users[n.0]
+    }
+    /// Capacity of resource `r` on server entry `i` times its count, c_{i,r}.
+    pub fn class_capacity(&self, i: ServerId, r: ResourceId) -> f64 {
+        self.class_capacity[i.0 * self.resources.len() + r.0]
+    }
+    /// The class capacities of entry `i`, one per resource.
+    pub fn class_capacities(&self, i: ServerId) -> &[f64] {
+        let m = self.resources.len();
+        &self.class_capacity[i.0 * m..(i.0 + 1) * m]
+    }
+    /// C_r, the capacity of each resource over all servers.
+    pub fn total_capacity(&self) -> &[f64] {
+        &self.total_capacity
+    }
+    /// True when user `n` may be placed on entry `i` (placement only).
+    pub fn eligible(&self, n: UserId, i: ServerId) -> bool {
+        match &self.users[n.0].servers {
+            None => true,
+            Some(list) => list.binary_search(&i).is_ok(),
+        }
+    }
+    /// True when user `n` may run on entry `i`: eligible, and the entry has
+    /// every resource the user demands.
+    pub fn can_run_on(&self, n: UserId, i: ServerId) -> bool {
+        self.eligible(n, i)
+            && self.users[n.0]
+                .demand
+                .iter()
+                .zip(self.class_capacities(i))
+                .all(|(&d, &c)| d == 0.0 || c > 0.0)
+    }
+    /// gamma_{n,i}: tasks user `n` could run monopolising entry `i` (0 where
+    /// it may not run).
+    pub fn gamma(&self, n: UserId, i: ServerId) -> f64 {
+        if !self.eligible(n, i) {
+            return 0.0;
+        }
+        self.users[n.0]
+            .demand
+            .iter()
+            .zip(self.class_capacities(i))
+            .filter(|(&d, _)| d > 0.0)
+            .map(|(&d, &c)| c / d)
+            .fold(f64::INFINITY, f64::min)
+    }
+    /// mu_n = max_r D_{n,r} / C_r, the global dominant share of one task
+    /// (`inf` if the user demands a resource no server has).
+    pub fn mu(&self, n: UserId) -> f64 {
+        self.users[n.0]
+            .demand
+            .iter()
+            .zip(&self.total_capacity)
+            .filter(|(&d, _)| d > 0.0)
+            .map(|(&d, &c)| if c > 0.0 { d / c } else { f64::INFINITY })
+            .fold(0.0, f64::max)
+    }
+    /// The resource attaining mu_n (the global dominant resource; the first
+    /// one on ties).
+    pub fn dominant_resource(&self, n: UserId) -> ResourceId {
+        let mut best = (ResourceId(0), -1.0);
+        for (r, (&d, &c)) in self.users[n.0]
+            .demand
+            .iter()
+            .zip(&self.total_capacity)
+            .enumerate()
+        {
+            let s = if d == 0.0 {
+                0.0
+            } else if c > 0.0 {
+                d / c
+            } else {
+                f64::INFINITY
+            };
+            if s > best.1 {
+                best = (ResourceId(r), s);
+            }
+        }
+        best.0
+    }
+    /// True when some user has a placement list.
+    pub fn has_placement(&self) -> bool {
+        self.users.iter().any(|u| u.servers.is_some())
+    }
+    /// The same instance with every server entry pooled into one of
+    /// capacity C (placement lists dropped: there is one server).
+    pub fn pooled(&self) -> Instance {
+        let mut raw = self.to_raw();
+        raw.servers = vec![RawServer {
+            name: "pool".into(),
+            capacity: self.total_capacity.clone(),
+            count: None,
+        }];
+        for u in &mut raw.users {
+            u.servers = None;
+        }
+        Instance::new(raw).expect("pooling a valid instance is valid")
+    }
+}
+
+fn json_path(p: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut out = String::new();
+    for seg in p.iter() {
+        match seg {
+            Segment::Seq { index } => out.push_str(&format!("[{index}]")),
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Segment::Unknown => {}
+        }
+    }
+    out
+}

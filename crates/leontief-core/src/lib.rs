@@ -1,0 +1,18 @@
+//! Instances, validation, typed ids, allocations and metrics: the data
+//! model every leontief mechanism shares.
+//!
+//! Notation (`shared/docs/mechanisms.md`): resources r = 1..m, server
+//! entries i = 1..k (an entry with `count` c is c identical servers, kept as
+//! one block of capacity c * capacity), users n = 1..N with per-task demand
+//! D_{n,r}, weight w_n, task cap T_n and eligible servers E_n. An allocation
+//! is x_{n,i} >= 0, tasks of user n on entry i, with x_n = sum_i x_{n,i}.
+#![deny(missing_docs)]
+
+pub mod allocation;
+pub mod ids;
+pub mod instance;
+
+pub use allocation::{jain, Allocation, Metrics};
+pub use ids::{ResourceId, ServerId, UserId};
+pub use instance::{Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User};
+pub use leontief_model::Status;

@@ -1,0 +1,590 @@
+//! The HiGHS backend of leontief.
+//!
+//! A [`Problem`] is passed to HiGHS in one call (`Highs_passLp`, column-wise,
+//! straight from the builder's CSC arrays), and stays loaded: bounds, costs
+//! and stored coefficients can be changed and the LP re-solved, warm-started
+//! from the previous basis. This is what the max-min rounds and the BBF
+//! subset LPs need.
+//!
+//! HiGHS is quiet by default ([`HighsSettings::verbose`]). Its model
+//! statuses map onto [`Status`] without loss (see [`map_status`]): in
+//! particular "unbounded or infeasible" stays
+//! [`Status::InfeasibleOrUnbounded`], and an "optimal" answer whose unscaled
+//! solution still has infeasibilities is [`Status::ReducedAccuracy`].
+#![deny(missing_docs)]
+
+use highs::HighsModelStatus;
+use highs_sys as ffi;
+use leontief_model::{
+    BackendError, Col, LoadedLp, LpBackend, Problem, Row, Sense, Solution, Status,
+};
+use std::ffi::{c_void, CString};
+use std::time::Instant;
+
+const NAME: &str = "highs";
+
+/// Which HiGHS algorithm to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Algorithm {
+    /// HiGHS chooses (dual simplex for most LPs).
+    #[default]
+    Choose,
+    /// Dual/primal simplex.
+    Simplex,
+    /// Interior point with crossover.
+    InteriorPoint,
+}
+
+/// Typed HiGHS settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HighsSettings {
+    /// Wall-clock limit per solve, seconds (`None`: no limit).
+    pub time_limit: Option<f64>,
+    /// HiGHS `primal_feasibility_tolerance`. Default 1e-9 (HiGHS's own
+    /// default is 1e-7; leontief reports exact allocations).
+    pub primal_feasibility_tolerance: f64,
+    /// HiGHS `dual_feasibility_tolerance`. Default 1e-9.
+    pub dual_feasibility_tolerance: f64,
+    /// Threads HiGHS may use (`None`: HiGHS decides).
+    pub threads: Option<u32>,
+    /// Let HiGHS print its log. Default false.
+    pub verbose: bool,
+    /// Run presolve. Default true.
+    pub presolve: bool,
+    /// The algorithm.
+    pub algorithm: Algorithm,
+}
+
+impl Default for HighsSettings {
+    fn default() -> Self {
+        HighsSettings {
+            time_limit: None,
+            primal_feasibility_tolerance: 1e-9,
+            dual_feasibility_tolerance: 1e-9,
+            threads: None,
+            verbose: false,
+            presolve: true,
+            algorithm: Algorithm::Choose,
+        }
+    }
+}
+
+/// A setting is out of range.
+#[derive(Debug, thiserror::Error)]
+#[error("HighsSettings.{field} {reason}")]
+pub struct SettingsError {
+    /// The field.
+    pub field: &'static str,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl HighsSettings {
+    /// Check every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if let Some(t) = self.time_limit {
+            if !(t > 0.0) {
+                return Err(SettingsError {
+                    field: "time_limit",
+                    reason: format!("must be > 0 seconds (got {t})"),
+                });
+            }
+        }
+        for (field, v) in [
+            (
+                "primal_feasibility_tolerance",
+                self.primal_feasibility_tolerance,
+            ),
+            (
+                "dual_feasibility_tolerance",
+                self.dual_feasibility_tolerance,
+            ),
+        ] {
+            if !(v > 0.0 && v < 1.0) {
+                return Err(SettingsError {
+                    field,
+                    reason: format!("must be in (0, 1) (got {v})"),
+                });
+            }
+        }
+        if self.threads == Some(0) {
+            return Err(SettingsError {
+                field: "threads",
+                reason: "must be >= 1".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Set the time limit (validated).
+    pub fn with_time_limit(mut self, seconds: f64) -> Result<Self, SettingsError> {
+        self.time_limit = Some(seconds);
+        self.validate().map(|_| self)
+    }
+}
+
+/// The HiGHS LP backend.
+#[derive(Debug, Clone, Default)]
+pub struct Highs {
+    settings: HighsSettings,
+}
+
+impl Highs {
+    /// A backend with the given settings.
+    pub fn new(settings: HighsSettings) -> Result<Self, SettingsError> {
+        settings.validate()?;
+        Ok(Highs { settings })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &HighsSettings {
+        &self.settings
+    }
+}
+
+/// Map a HiGHS model status onto [`Status`], losslessly.
+///
+/// Returns `Err` for the statuses that mean the model could not be loaded
+/// at all (load error, model error): those are "could not run".
+pub fn map_status(s: HighsModelStatus, unscaled_infeasible: bool) -> Result<Status, String> {
+    use HighsModelStatus as H;
+    Ok(match s {
+        H::Optimal | H::ModelEmpty => {
+            if unscaled_infeasible {
+                Status::ReducedAccuracy
+            } else {
+                Status::Optimal
+            }
+        }
+        H::Infeasible => Status::Infeasible,
+        H::Unbounded => Status::Unbounded,
+        H::UnboundedOrInfeasible => Status::InfeasibleOrUnbounded,
+        H::ReachedTimeLimit => Status::TimeLimit,
+        H::ReachedIterationLimit => Status::IterationLimit,
+        H::ObjectiveBound
+        | H::ObjectiveTarget
+        | H::ReachedSolutionLimit
+        | H::ReachedInterrupt
+        | H::ReachedMemoryLimit => Status::OtherLimit,
+        H::PresolveError | H::SolveError | H::PostsolveError => Status::NumericalFailure,
+        H::NotSet | H::Unknown => Status::Unknown,
+        H::LoadError | H::ModelError => return Err(format!("{s:?}")),
+        _ => Status::Unknown,
+    })
+}
+
+/// An LP loaded into a HiGHS instance.
+pub struct HighsLp {
+    ptr: *mut c_void,
+    problem: Problem,
+}
+
+// SAFETY: a HiGHS instance is a self-contained C++ object with no thread
+// affinity; `HighsLp` owns it exclusively and never shares the pointer, so
+// moving it to another thread is sound (it is not `Sync`).
+unsafe impl Send for HighsLp {}
+
+impl Drop for HighsLp {
+    fn drop(&mut self) {
+        // SAFETY: `ptr` came from Highs_create and is destroyed once.
+        unsafe { ffi::Highs_destroy(self.ptr) }
+    }
+}
+
+fn int(v: usize, what: &str) -> Result<ffi::HighsInt, BackendError> {
+    ffi::HighsInt::try_from(v).map_err(|_| BackendError::TooLarge {
+        backend: NAME,
+        what: format!("{what} = {v} exceeds HiGHS's index type"),
+    })
+}
+
+fn check(ret: ffi::HighsInt, call: &'static str) -> Result<(), BackendError> {
+    if ret == ffi::STATUS_ERROR {
+        Err(BackendError::Native {
+            backend: NAME,
+            call,
+            detail: "returned an error status".into(),
+        })
+    } else {
+        Ok(())
+    }
+}
+
+impl HighsLp {
+    fn set_bool(&mut self, key: &str, v: bool) -> Result<(), BackendError> {
+        let k = CString::new(key).expect("option names have no NUL");
+        // SAFETY: valid instance and NUL-terminated key.
+        check(
+            unsafe { ffi::Highs_setBoolOptionValue(self.ptr, k.as_ptr(), v as ffi::HighsInt) },
+            "Highs_setBoolOptionValue",
+        )
+    }
+    fn set_double(&mut self, key: &str, v: f64) -> Result<(), BackendError> {
+        let k = CString::new(key).expect("option names have no NUL");
+        // SAFETY: as above.
+        check(
+            unsafe { ffi::Highs_setDoubleOptionValue(self.ptr, k.as_ptr(), v) },
+            "Highs_setDoubleOptionValue",
+        )
+    }
+    fn set_int(&mut self, key: &str, v: i32) -> Result<(), BackendError> {
+        let k = CString::new(key).expect("option names have no NUL");
+        // SAFETY: as above.
+        check(
+            unsafe { ffi::Highs_setIntOptionValue(self.ptr, k.as_ptr(), v as ffi::HighsInt) },
+            "Highs_setIntOptionValue",
+        )
+    }
+    fn set_string(&mut self, key: &str, v: &str) -> Result<(), BackendError> {
+        let k = CString::new(key).expect("option names have no NUL");
+        let v = CString::new(v).expect("option values have no NUL");
+        // SAFETY: as above.
+        check(
+            unsafe { ffi::Highs_setStringOptionValue(self.ptr, k.as_ptr(), v.as_ptr()) },
+            "Highs_setStringOptionValue",
+        )
+    }
+    fn int_info(&self, key: &str) -> Option<i64> {
+        let k = CString::new(key).expect("info names have no NUL");
+        let mut v: ffi::HighsInt = 0;
+        // SAFETY: valid instance, key and out-pointer.
+        let ret = unsafe { ffi::Highs_getIntInfoValue(self.ptr, k.as_ptr(), &mut v) };
+        (ret != ffi::STATUS_ERROR).then_some(v as i64)
+    }
+
+    fn load(problem: Problem, settings: &HighsSettings) -> Result<Self, BackendError> {
+        if !problem.is_lp() {
+            return Err(BackendError::UnsupportedCone {
+                backend: NAME,
+                kind: format!("{:?}", problem.cones),
+            });
+        }
+        let nc = int(problem.num_cols(), "columns")?;
+        let nr = int(problem.num_rows(), "rows")?;
+        let nz = int(problem.num_nonzeros(), "nonzeros")?;
+        let start: Vec<ffi::HighsInt> = problem.a_start[..problem.num_cols()]
+            .iter()
+            .map(|&s| s as ffi::HighsInt)
+            .collect();
+        let index: Vec<ffi::HighsInt> = problem
+            .a_index
+            .iter()
+            .map(|&r| r as ffi::HighsInt)
+            .collect();
+        // SAFETY: Highs_create has no preconditions.
+        let ptr = unsafe { ffi::Highs_create() };
+        if ptr.is_null() {
+            return Err(BackendError::Native {
+                backend: NAME,
+                call: "Highs_create",
+                detail: "returned null".into(),
+            });
+        }
+        let mut lp = HighsLp { ptr, problem };
+        lp.set_bool("output_flag", settings.verbose)?;
+        lp.set_bool("log_to_console", settings.verbose)?;
+        lp.set_double(
+            "primal_feasibility_tolerance",
+            settings.primal_feasibility_tolerance,
+        )?;
+        lp.set_double(
+            "dual_feasibility_tolerance",
+            settings.dual_feasibility_tolerance,
+        )?;
+        if let Some(t) = settings.time_limit {
+            lp.set_double("time_limit", t)?;
+        }
+        if let Some(t) = settings.threads {
+            lp.set_int("threads", t.min(i32::MAX as u32) as i32)?;
+        }
+        lp.set_string("presolve", if settings.presolve { "choose" } else { "off" })?;
+        lp.set_string(
+            "solver",
+            match settings.algorithm {
+                Algorithm::Choose => "choose",
+                Algorithm::Simplex => "simplex",
+                Algorithm::InteriorPoint => "ipm",
+            },
+        )?;
+        let p = &lp.problem;
+        let sense = match p.sense {
+            Sense::Minimise => ffi::OBJECTIVE_SENSE_MINIMIZE,
+            Sense::Maximise => ffi::OBJECTIVE_SENSE_MAXIMIZE,
+        };
+        // SAFETY: every array has the length HiGHS reads (nc, nr, nz, nc
+        // starts) and outlives the call; HiGHS copies the data.
+        let ret = unsafe {
+            ffi::Highs_passLp(
+                lp.ptr,
+                nc,
+                nr,
+                nz,
+                ffi::MATRIX_FORMAT_COLUMN_WISE,
+                sense,
+                p.offset,
+                p.col_cost.as_ptr(),
+                p.col_lower.as_ptr(),
+                p.col_upper.as_ptr(),
+                p.row_lower.as_ptr(),
+                p.row_upper.as_ptr(),
+                start.as_ptr(),
+                index.as_ptr(),
+                p.a_value.as_ptr(),
+            )
+        };
+        check(ret, "Highs_passLp")?;
+        Ok(lp)
+    }
+}
+
+impl LpBackend for Highs {
+    type Loaded = HighsLp;
+
+    fn name(&self) -> &'static str {
+        NAME
+    }
+
+    fn load(&self, problem: Problem) -> Result<HighsLp, BackendError> {
+        HighsLp::load(problem, &self.settings)
+    }
+}
+
+impl LoadedLp for HighsLp {
+    fn solve(&mut self) -> Result<Solution, BackendError> {
+        let t0 = Instant::now();
+        // SAFETY: valid instance.
+        let ret = unsafe { ffi::Highs_run(self.ptr) };
+        let seconds = t0.elapsed().as_secs_f64();
+        // SAFETY: valid instance.
+        let raw = unsafe { ffi::Highs_getModelStatus(self.ptr) };
+        let typed = HighsModelStatus::try_from(raw).map_err(|_| BackendError::Native {
+            backend: NAME,
+            call: "Highs_getModelStatus",
+            detail: format!("unknown model status {raw}"),
+        })?;
+        if ret == ffi::STATUS_ERROR && typed != HighsModelStatus::Optimal {
+            // Highs_run itself failed; the model status says how.
+            let status = map_status(typed, false).unwrap_or(Status::NumericalFailure);
+            return Ok(Solution {
+                status,
+                raw_status: format!("HiGHS run error, model status {typed:?}"),
+                objective: f64::NAN,
+                x: Vec::new(),
+                row_dual: Vec::new(),
+                col_dual: Vec::new(),
+                seconds,
+                iterations: 0,
+            });
+        }
+        let unscaled = self.int_info("num_primal_infeasibilities").unwrap_or(0) > 0
+            || self.int_info("num_dual_infeasibilities").unwrap_or(0) > 0;
+        let status = map_status(typed, unscaled).map_err(|detail| BackendError::Native {
+            backend: NAME,
+            call: "Highs_run",
+            detail,
+        })?;
+        let iterations = self.int_info("simplex_iteration_count").unwrap_or(0).max(0) as u64
+            + self.int_info("ipm_iteration_count").unwrap_or(0).max(0) as u64;
+        let (nc, nr) = (self.problem.num_cols(), self.problem.num_rows());
+        let (mut x, mut col_dual, mut row_val, mut row_dual) =
+            (vec![0.0; nc], vec![0.0; nc], vec![0.0; nr], vec![0.0; nr]);
+        let objective = if status.has_solution() {
+            // SAFETY: the buffers have nc / nr entries as HiGHS expects.
+            unsafe {
+                ffi::Highs_getSolution(
+                    self.ptr,
+                    x.as_mut_ptr(),
+                    col_dual.as_mut_ptr(),
+                    row_val.as_mut_ptr(),
+                    row_dual.as_mut_ptr(),
+                );
+                ffi::Highs_getObjectiveValue(self.ptr)
+            }
+        } else {
+            x.clear();
+            col_dual.clear();
+            row_dual.clear();
+            f64::NAN
+        };
+        Ok(Solution {
+            status,
+            raw_status: format!("{typed:?}"),
+            objective,
+            x,
+            row_dual,
+            col_dual,
+            seconds,
+            iterations,
+        })
+    }
+
+    fn problem(&self) -> &Problem {
+        &self.problem
+    }
+
+    fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError> {
+        let c = int(col.0, "column")?;
+        // SAFETY: valid instance; HiGHS checks the index.
+        check(
+            unsafe { ffi::Highs_changeColBounds(self.ptr, c, lower, upper) },
+            "Highs_changeColBounds",
+        )?;
+        self.problem.col_lower[col.0] = lower;
+        self.problem.col_upper[col.0] = upper;
+        Ok(())
+    }
+
+    fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError> {
+        let r = int(row.0, "row")?;
+        // SAFETY: valid instance; HiGHS checks the index.
+        check(
+            unsafe { ffi::Highs_changeRowBounds(self.ptr, r, lower, upper) },
+            "Highs_changeRowBounds",
+        )?;
+        self.problem.row_lower[row.0] = lower;
+        self.problem.row_upper[row.0] = upper;
+        Ok(())
+    }
+
+    fn set_cost(&mut self, col: Col, cost: f64) -> Result<(), BackendError> {
+        let c = int(col.0, "column")?;
+        // SAFETY: valid instance; HiGHS checks the index.
+        check(
+            unsafe { ffi::Highs_changeColCost(self.ptr, c, cost) },
+            "Highs_changeColCost",
+        )?;
+        self.problem.col_cost[col.0] = cost;
+        Ok(())
+    }
+
+    fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError> {
+        let pos = self
+            .problem
+            .entry_position(row, col)
+            .ok_or(BackendError::NotInPattern {
+                row: row.0,
+                col: col.0,
+            })?;
+        let (r, c) = (int(row.0, "row")?, int(col.0, "column")?);
+        // SAFETY: valid instance; HiGHS checks the indices.
+        check(
+            unsafe { ffi::Highs_changeCoeff(self.ptr, r, c, value) },
+            "Highs_changeCoeff",
+        )?;
+        self.problem.a_value[pos] = value;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leontief_model::{residuals, ProblemBuilder};
+
+    const INF: f64 = f64::INFINITY;
+
+    fn small(sense: Sense) -> Problem {
+        // max/min x + y s.t. x + 2y <= 4, 3x + y <= 6, x, y in [0, inf)
+        let mut b = ProblemBuilder::new(sense);
+        let r1 = b.add_row(-INF, 4.0);
+        let r2 = b.add_row(-INF, 6.0);
+        b.add_col(1.0, 0.0, INF, [(r1, 1.0), (r2, 3.0)]);
+        b.add_col(1.0, 0.0, INF, [(r1, 2.0), (r2, 1.0)]);
+        b.build()
+    }
+
+    #[test]
+    fn solves_and_duals_follow_the_model_convention() {
+        let h = Highs::default();
+        let s = h.solve(small(Sense::Maximise)).unwrap();
+        assert_eq!(s.status, Status::Optimal);
+        assert!((s.objective - 2.8).abs() < 1e-9);
+        assert!((s.x[0] - 1.6).abs() < 1e-9 && (s.x[1] - 1.2).abs() < 1e-9);
+        let r = residuals(&small(Sense::Maximise), &s.x, &s.row_dual);
+        assert!(r.within(1e-9), "{r:?} duals {:?}", s.row_dual);
+    }
+
+    #[test]
+    fn refill_and_resolve() {
+        let h = Highs::default();
+        let mut lp = h.load(small(Sense::Maximise)).unwrap();
+        assert_eq!(lp.solve().unwrap().status, Status::Optimal);
+        // x <= 1 now: optimum x = 1, y = 1.5, value 2.5.
+        lp.set_col_bounds(Col(0), 0.0, 1.0).unwrap();
+        let s = lp.solve().unwrap();
+        assert!((s.objective - 2.5).abs() < 1e-9, "{s:?}");
+        assert!(residuals(lp.problem(), &s.x, &s.row_dual).within(1e-9));
+        // Change a coefficient: x + 4y <= 4 with x <= 1: y = 0.75, 1.75.
+        lp.set_coefficient(Row(0), Col(1), 4.0).unwrap();
+        let s = lp.solve().unwrap();
+        assert!((s.objective - 1.75).abs() < 1e-9, "{s:?}");
+        assert!(residuals(lp.problem(), &s.x, &s.row_dual).within(1e-9));
+        assert!(matches!(
+            lp.set_coefficient(Row(5), Col(0), 1.0),
+            Err(BackendError::NotInPattern { .. })
+        ));
+    }
+
+    #[test]
+    fn infeasible_and_unbounded_are_distinct_outcomes() {
+        let h = Highs::new(HighsSettings {
+            presolve: false,
+            ..Default::default()
+        })
+        .unwrap();
+        // x >= 1 and x <= 0.
+        let mut b = ProblemBuilder::new(Sense::Minimise);
+        let r = b.add_row(1.0, INF);
+        b.add_col(1.0, 0.0, 0.0, [(r, 1.0)]);
+        let s = h.solve(b.build()).unwrap();
+        assert_eq!(s.status, Status::Infeasible, "{}", s.raw_status);
+        assert!(s.x.is_empty());
+        // max x, x >= 0, no rows binding it.
+        let mut b = ProblemBuilder::new(Sense::Maximise);
+        let r = b.add_row(0.0, INF);
+        b.add_col(1.0, 0.0, INF, [(r, 1.0)]);
+        let s = h.solve(b.build()).unwrap();
+        assert!(
+            matches!(s.status, Status::Unbounded | Status::InfeasibleOrUnbounded),
+            "{}",
+            s.raw_status
+        );
+        assert_ne!(s.status, Status::Infeasible);
+    }
+
+    #[test]
+    fn settings_are_validated_by_name() {
+        let e = HighsSettings::default().with_time_limit(-1.0).unwrap_err();
+        assert_eq!(e.field, "time_limit");
+        let e = Highs::new(HighsSettings {
+            primal_feasibility_tolerance: 2.0,
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("primal_feasibility_tolerance"));
+    }
+
+    #[test]
+    fn status_mapping_is_lossless() {
+        use HighsModelStatus as H;
+        assert_eq!(map_status(H::Optimal, false), Ok(Status::Optimal));
+        assert_eq!(map_status(H::Optimal, true), Ok(Status::ReducedAccuracy));
+        assert_eq!(
+            map_status(H::UnboundedOrInfeasible, false),
+            Ok(Status::InfeasibleOrUnbounded)
+        );
+        assert_eq!(
+            map_status(H::ReachedTimeLimit, false),
+            Ok(Status::TimeLimit)
+        );
+        assert_eq!(
+            map_status(H::ReachedIterationLimit, false),
+            Ok(Status::IterationLimit)
+        );
+        assert_eq!(
+            map_status(H::SolveError, false),
+            Ok(Status::NumericalFailure)
+        );
+        assert!(map_status(H::ModelError, false).is_err());
+    }
+}

@@ -1,0 +1,114 @@
+use crate::{Col, Problem, Row, Status};
+use serde::{Deserialize, Serialize};
+
+/// What a backend returns for one solve.
+///
+/// Dual values follow one convention whatever the backend or the sense:
+/// `col_dual = c - A^T row_dual` (reduced costs), so that for a
+/// minimisation a positive `row_dual` prices a row at its lower bound and a
+/// negative one a row at its upper bound; for a maximisation the signs are
+/// reversed. [`crate::residuals`] checks exactly this convention.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Solution {
+    /// The lossless outcome.
+    pub status: Status,
+    /// The backend's own status, verbatim.
+    pub raw_status: String,
+    /// Objective value reported by the backend (NaN when there is none).
+    pub objective: f64,
+    /// Primal values, one per column (empty when there is none).
+    pub x: Vec<f64>,
+    /// Row duals, one per row (empty when there are none).
+    pub row_dual: Vec<f64>,
+    /// Column duals (reduced costs), one per column (empty when none).
+    pub col_dual: Vec<f64>,
+    /// Wall-clock seconds spent in the backend's solve call.
+    pub seconds: f64,
+    /// Iterations, as the backend counts them.
+    pub iterations: u64,
+}
+
+/// The backend could not run: the problem is malformed for it, the native
+/// library refused it, or the backend does not support its cones.
+///
+/// An infeasible or unbounded problem is *not* an error: it is a
+/// [`Status`] inside `Ok`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BackendError {
+    /// The backend cannot solve problems with these cones.
+    #[error("backend {backend} does not support cone kind {kind}")]
+    UnsupportedCone {
+        /// Backend name.
+        backend: &'static str,
+        /// The offending cone kind.
+        kind: String,
+    },
+    /// The native library rejected a call.
+    #[error("backend {backend}: {call} failed: {detail}")]
+    Native {
+        /// Backend name.
+        backend: &'static str,
+        /// The native call.
+        call: &'static str,
+        /// What it said.
+        detail: String,
+    },
+    /// The problem is too large for the backend's index type.
+    #[error("backend {backend}: problem too large ({what})")]
+    TooLarge {
+        /// Backend name.
+        backend: &'static str,
+        /// What overflowed.
+        what: String,
+    },
+    /// A refill named a row/column pair that is not stored in the pattern.
+    #[error("entry (row {row}, col {col}) is not in the problem's sparsity pattern")]
+    NotInPattern {
+        /// Row index.
+        row: usize,
+        /// Column index.
+        col: usize,
+    },
+}
+
+/// A backend that solves LPs.
+///
+/// Mechanisms are generic over this trait; the CLI picks the backend.
+pub trait LpBackend {
+    /// A problem loaded into the backend, ready to be solved and re-solved.
+    type Loaded: LoadedLp;
+
+    /// Short name of the backend, for output and errors.
+    fn name(&self) -> &'static str;
+
+    /// Load a problem (copying it into the native solver once).
+    fn load(&self, problem: Problem) -> Result<Self::Loaded, BackendError>;
+
+    /// Load and solve once.
+    fn solve(&self, problem: Problem) -> Result<Solution, BackendError> {
+        self.load(problem)?.solve()
+    }
+}
+
+/// A problem living inside a backend: change numbers, not structure, and
+/// re-solve (warm-started where the backend can).
+///
+/// The loaded problem keeps its own [`Problem`] copy in step with every
+/// change, so [`crate::residuals`] can check a solution against exactly the
+/// data that was solved.
+pub trait LoadedLp {
+    /// Solve (or re-solve) the current problem.
+    fn solve(&mut self) -> Result<Solution, BackendError>;
+    /// The problem as currently loaded.
+    fn problem(&self) -> &Problem;
+    /// Change the bounds of a column.
+    fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError>;
+    /// Change the bounds of a row.
+    fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError>;
+    /// Change the objective coefficient of a column.
+    fn set_cost(&mut self, col: Col, cost: f64) -> Result<(), BackendError>;
+    /// Change a stored matrix entry (the pattern never changes: the entry
+    /// must exist; setting it to zero keeps it stored).
+    fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError>;
+}
