@@ -1,0 +1,479 @@
+//! Property checks on any allocation, independent of how it was computed.
+//!
+//! Each check reads only the instance and the allocation's task counts and
+//! builds its own LPs (never the mechanism's), so a bug in a mechanism
+//! cannot certify itself. Every failed check carries a witness.
+//!
+//! * [`feasibility`]: capacities, placement, caps, non-negativity, and
+//!   `user_tasks[n] = sum_i tasks[n][i]`.
+//! * [`max_min`]: weighted lexicographic max-min optimality for shares
+//!   `s_n = sigma_n x_n`: no user can rise while every user whose level is no
+//!   larger keeps its tasks. One LP per group of tied levels (the sum of the
+//!   group's levels is maximised; if it cannot grow, no member can);
+//!   [`max_min_per_user`] is the one-LP-per-user form of the same check.
+//! * [`pareto`]: no feasible allocation gives everybody at least as much and
+//!   the total more (one LP).
+//! * [`envy`]: no user could run more tasks with another's per-server
+//!   bundle, scaled by the weights (no LP).
+#![deny(missing_docs)]
+
+use leontief_core::{Instance, ResourceId, ServerId};
+use leontief_model::{BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
+use serde::Serialize;
+
+const INF: f64 = f64::INFINITY;
+
+/// Tolerances of the checks.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AuditTolerance {
+    /// Relative tolerance on capacities and task counts. Default 1e-7.
+    pub feasibility: f64,
+    /// A user "rises" when it can gain more than this, relative to
+    /// max(1e-9, its tasks). Default 1e-6.
+    pub rise: f64,
+}
+
+impl Default for AuditTolerance {
+    fn default() -> Self {
+        AuditTolerance {
+            feasibility: 1e-7,
+            rise: 1e-6,
+        }
+    }
+}
+
+/// Result of [`feasibility`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feasibility {
+    /// All rules hold.
+    pub ok: bool,
+    /// Largest capacity excess relative to the capacity (0 when feasible).
+    pub max_capacity_excess: f64,
+    /// Human-readable violations (at most 20).
+    pub violations: Vec<String>,
+}
+
+/// Check capacities, placement (`placement`: honour `users[].servers`),
+/// caps, non-negativity and the row sums.
+pub fn feasibility(
+    instance: &Instance,
+    user_tasks: &[f64],
+    tasks: &[Vec<f64>],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Feasibility {
+    let (m, k) = (instance.num_resources(), instance.num_entries());
+    let mut v = Vec::new();
+    let mut excess = 0.0f64;
+    if user_tasks.len() != instance.num_users() || tasks.len() != instance.num_users() {
+        v.push("wrong number of users".to_string());
+        return Feasibility {
+            ok: false,
+            max_capacity_excess: INF,
+            violations: v,
+        };
+    }
+    let mut used = vec![0.0; k * m];
+    for n in instance.user_ids() {
+        let u = instance.user(n);
+        let row = &tasks[n.0];
+        if row.len() != k {
+            v.push(format!(
+                "tasks[{}] has {} entries, expected {k}",
+                n.0,
+                row.len()
+            ));
+            continue;
+        }
+        let sum: f64 = row.iter().sum();
+        if (sum - user_tasks[n.0]).abs() > tol.feasibility * sum.abs().max(1.0) {
+            v.push(format!(
+                "user_tasks[{}] = {} but tasks[{}] sums to {sum}",
+                n.0, user_tasks[n.0], n.0
+            ));
+        }
+        if let Some(t) = u.tasks {
+            if sum > t * (1.0 + tol.feasibility) + tol.feasibility {
+                v.push(format!("{} runs {sum} tasks, above its cap {t}", u.name));
+            }
+        }
+        for (i, &x) in row.iter().enumerate() {
+            if x < -tol.feasibility {
+                v.push(format!("tasks[{}][{i}] is negative ({x})", n.0));
+            }
+            if x > tol.feasibility * sum.max(1.0) {
+                if placement && !instance.eligible(n, ServerId(i)) {
+                    v.push(format!(
+                        "{} runs {x} tasks on {}, outside its servers",
+                        u.name,
+                        instance.servers()[i].name
+                    ));
+                }
+                for r in 0..m {
+                    used[i * m + r] += x * u.demand[r];
+                }
+            }
+        }
+    }
+    for i in instance.server_ids() {
+        for r in instance.resource_ids() {
+            let c = instance.class_capacity(i, r);
+            let u = used[i.0 * m + r.0];
+            let e = (u - c) / c.max(1e-300);
+            if u > c * (1.0 + tol.feasibility) + tol.feasibility * 1e-3 {
+                v.push(format!(
+                    "{} on {} is over capacity: {u} > {c}",
+                    instance.resources()[r.0],
+                    instance.servers()[i.0].name
+                ));
+            }
+            if u > 0.0 {
+                excess = excess.max(e);
+            }
+        }
+    }
+    v.truncate(20);
+    Feasibility {
+        ok: v.is_empty(),
+        max_capacity_excess: excess.max(0.0),
+        violations: v,
+    }
+}
+
+/// The polytope of feasible allocations as an LP: columns x_{n,i}, one
+/// total column y_n per user (bounds set by each check), capacity rows.
+struct Polytope<L: LoadedLp> {
+    lp: L,
+    y: Vec<Col>,
+}
+
+fn polytope<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    placement: bool,
+) -> Result<Polytope<B::Loaded>, BackendError> {
+    let (m, k, nu) = (
+        instance.num_resources(),
+        instance.num_entries(),
+        instance.num_users(),
+    );
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    let cap: Vec<Row> = (0..k * m)
+        .map(|j| {
+            b.add_row(
+                -INF,
+                instance.class_capacity(ServerId(j / m), ResourceId(j % m)),
+            )
+        })
+        .collect();
+    let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
+    for n in instance.user_ids() {
+        let d = &instance.user(n).demand;
+        for i in instance.server_ids() {
+            let ok = if placement {
+                instance.can_run_on(n, i)
+            } else {
+                d.iter()
+                    .zip(instance.class_capacities(i))
+                    .all(|(&dr, &c)| dr == 0.0 || c > 0.0)
+            };
+            if ok {
+                let e = (0..m)
+                    .filter(|&r| d[r] > 0.0)
+                    .map(|r| (cap[i.0 * m + r], d[r]))
+                    .chain([(link[n.0], 1.0)]);
+                b.add_col(0.0, 0.0, INF, e);
+            }
+        }
+    }
+    let y = instance
+        .user_ids()
+        .map(|n| {
+            b.add_col(
+                0.0,
+                0.0,
+                instance.user(n).tasks.unwrap_or(INF),
+                [(link[n.0], -1.0)],
+            )
+        })
+        .collect();
+    Ok(Polytope {
+        lp: backend.load(b.build())?,
+        y,
+    })
+}
+
+/// A user that can do better than the allocation gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Witness {
+    /// The user.
+    pub user: String,
+    /// Its tasks in the allocation.
+    pub has: f64,
+    /// Tasks it can reach while the protected users keep theirs.
+    pub can_reach: f64,
+}
+
+/// Result of [`max_min`] and [`max_min_per_user`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MaxMinCheck {
+    /// The property holds (and every LP solved).
+    pub ok: bool,
+    /// LPs solved.
+    pub lps: usize,
+    /// The user that rises most (relative), if any rises.
+    pub witness: Option<Witness>,
+    /// A solve that did not end optimal, if any (the check is then not ok).
+    pub failed_status: Option<String>,
+}
+
+fn levels(instance: &Instance, sigma: &[f64], x: &[f64]) -> Vec<f64> {
+    instance
+        .user_ids()
+        .map(|n| sigma[n.0] * x[n.0] / instance.user(n).weight)
+        .collect()
+}
+
+fn protect<L: LoadedLp>(
+    p: &mut Polytope<L>,
+    instance: &Instance,
+    x: &[f64],
+    n: usize,
+    on: bool,
+) -> Result<(), BackendError> {
+    let cap = instance.users()[n].tasks.unwrap_or(INF);
+    // Protected users may give up 1e-9 / N of their tasks (room for the
+    // rounding of a solver's output); summed over all users that frees at
+    // most about 1e-9 of one user's tasks, far below the rise tolerance.
+    let relax = 1e-9 / instance.num_users() as f64;
+    let lo = if on {
+        (x[n] * (1.0 - relax)).max(0.0).min(cap)
+    } else {
+        0.0
+    };
+    p.lp.set_col_bounds(p.y[n], lo, cap)
+}
+
+/// Grouped max-min check (see the crate docs): one LP per group of users
+/// whose levels `sigma_n x_n / w_n` tie within `tol.rise`.
+pub fn max_min<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    x: &[f64],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Result<MaxMinCheck, BackendError> {
+    let lv = levels(instance, sigma, x);
+    let mut order: Vec<usize> = (0..lv.len()).collect();
+    order.sort_by(|&a, &b| lv[a].total_cmp(&lv[b]));
+    let mut p = polytope(backend, instance, placement)?;
+    let mut out = MaxMinCheck {
+        ok: true,
+        lps: 0,
+        witness: None,
+        failed_status: None,
+    };
+    let mut start = 0;
+    while start < order.len() {
+        let base = lv[order[start]];
+        let mut end = start;
+        while end < order.len() && lv[order[end]] <= base * (1.0 + tol.rise) + 1e-12 {
+            end += 1;
+        }
+        let group = &order[start..end];
+        for &n in group {
+            protect(&mut p, instance, x, n, true)?;
+            // Relative gains, so users of very different sizes weigh alike.
+            p.lp.set_cost(p.y[n], 1.0 / x[n].max(1e-9))?;
+        }
+        let s = p.lp.solve()?;
+        out.lps += 1;
+        if !s.status.has_solution() {
+            out.ok = false;
+            out.failed_status = Some(format!("{} ({})", s.status, s.raw_status));
+            return Ok(out);
+        }
+        worst_rise(
+            instance,
+            x,
+            group.iter().copied(),
+            &s.x,
+            &p.y,
+            tol,
+            &mut out,
+        );
+        for &n in group {
+            p.lp.set_cost(p.y[n], 0.0)?;
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+fn worst_rise(
+    instance: &Instance,
+    x: &[f64],
+    users: impl Iterator<Item = usize>,
+    sol: &[f64],
+    y: &[Col],
+    tol: &AuditTolerance,
+    out: &mut MaxMinCheck,
+) {
+    for n in users {
+        let reach = sol[y[n].0];
+        let gain = (reach - x[n]) / x[n].max(1e-9);
+        if reach - x[n] > tol.rise * x[n].max(1e-9) {
+            out.ok = false;
+            let better = match &out.witness {
+                None => true,
+                Some(w) => gain > (w.can_reach - w.has) / w.has.max(1e-9),
+            };
+            if better {
+                out.witness = Some(Witness {
+                    user: instance.users()[n].name.clone(),
+                    has: x[n],
+                    can_reach: reach,
+                });
+            }
+        }
+    }
+}
+
+/// The same property with one LP per user: maximise x_n keeping every user
+/// whose level is at most n's at its tasks.
+pub fn max_min_per_user<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    x: &[f64],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Result<MaxMinCheck, BackendError> {
+    let lv = levels(instance, sigma, x);
+    let mut p = polytope(backend, instance, placement)?;
+    let mut out = MaxMinCheck {
+        ok: true,
+        lps: 0,
+        witness: None,
+        failed_status: None,
+    };
+    for n in 0..lv.len() {
+        for j in 0..lv.len() {
+            let on = j != n && lv[j] <= lv[n] * (1.0 + tol.rise) + 1e-12;
+            protect(&mut p, instance, x, j, on)?;
+        }
+        p.lp.set_cost(p.y[n], 1.0)?;
+        let s = p.lp.solve()?;
+        out.lps += 1;
+        p.lp.set_cost(p.y[n], 0.0)?;
+        if !s.status.has_solution() {
+            out.ok = false;
+            out.failed_status = Some(format!("{} ({})", s.status, s.raw_status));
+            return Ok(out);
+        }
+        worst_rise(instance, x, [n].into_iter(), &s.x, &p.y, tol, &mut out);
+    }
+    Ok(out)
+}
+
+/// Result of [`pareto`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParetoCheck {
+    /// No Pareto improvement exists.
+    pub ok: bool,
+    /// Largest total gain with nobody worse off.
+    pub total_gain: f64,
+    /// A solve that did not end optimal, if any.
+    pub failed_status: Option<String>,
+}
+
+/// Pareto optimality: maximise the total keeping every user at its tasks.
+pub fn pareto<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    x: &[f64],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Result<ParetoCheck, BackendError> {
+    let mut p = polytope(backend, instance, placement)?;
+    for n in 0..x.len() {
+        protect(&mut p, instance, x, n, true)?;
+        p.lp.set_cost(p.y[n], 1.0)?;
+    }
+    let s = p.lp.solve()?;
+    if !s.status.has_solution() {
+        return Ok(ParetoCheck {
+            ok: false,
+            total_gain: f64::NAN,
+            failed_status: Some(format!("{} ({})", s.status, s.raw_status)),
+        });
+    }
+    let total: f64 = x.iter().sum();
+    let gain = s.objective - total;
+    Ok(ParetoCheck {
+        ok: gain <= tol.rise * total.max(1.0),
+        total_gain: gain.max(0.0),
+        failed_status: None,
+    })
+}
+
+/// Result of [`envy`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EnvyCheck {
+    /// Nobody envies anybody.
+    pub ok: bool,
+    /// The worst envy: (envious user, envied user, tasks it could run with
+    /// the other's bundle scaled by w_envious / w_envied, tasks it has).
+    pub worst: Option<(String, String, f64, f64)>,
+}
+
+/// Envy-freeness on per-server bundles: user n with user m's bundle on the
+/// servers n may use could run sum_i min_r x_{m,i} D_{m,r} / D_{n,r} tasks
+/// (capped at T_n), scaled by w_n / w_m.
+pub fn envy(
+    instance: &Instance,
+    tasks: &[Vec<f64>],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> EnvyCheck {
+    let users = instance.users();
+    let mut worst: Option<(String, String, f64, f64)> = None;
+    let mut worst_gain = 0.0;
+    for n in instance.user_ids() {
+        let dn = &users[n.0].demand;
+        let has: f64 = tasks[n.0].iter().sum();
+        for mm in instance.user_ids().filter(|&mm| mm != n) {
+            let dm = &users[mm.0].demand;
+            let mut could = 0.0;
+            for i in instance.server_ids() {
+                let xm = tasks[mm.0][i.0];
+                if xm <= 0.0 || (placement && !instance.eligible(n, i)) {
+                    continue;
+                }
+                could += dn
+                    .iter()
+                    .zip(dm)
+                    .filter(|(&a, _)| a > 0.0)
+                    .map(|(&a, &b)| xm * b / a)
+                    .fold(INF, f64::min);
+            }
+            let could = (could * users[n.0].weight / users[mm.0].weight)
+                .min(users[n.0].tasks.unwrap_or(INF));
+            let gain = (could - has) / has.max(1e-9);
+            if could > has * (1.0 + tol.rise) + tol.rise * 1e-3 && gain > worst_gain {
+                worst_gain = gain;
+                worst = Some((
+                    users[n.0].name.clone(),
+                    users[mm.0].name.clone(),
+                    could,
+                    has,
+                ));
+            }
+        }
+    }
+    EnvyCheck {
+        ok: worst.is_none(),
+        worst,
+    }
+}

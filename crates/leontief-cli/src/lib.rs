@@ -1,0 +1,270 @@
+//! The `leontief` command line: exact multi-resource fair allocations from the command line.
+//!
+//! Exit codes: 0 when the command ran (whatever the solver status: the
+//! status is in the JSON), 2 for bad input (invalid instance, unknown
+//! mechanism, bad parameter; nothing is solved), 1 when a solve could not
+//! run (backend failure).
+
+pub mod cases;
+mod demo;
+pub mod verify;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use leontief_core::{Instance, InstanceError};
+use leontief_drfh::{maxmin::MaxMinSettings, DrfhError, Mechanism};
+use leontief_highs::{Highs, HighsSettings};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use verify::VerifyMode;
+
+const MECHANISMS: &str = "\
+Mechanisms (--mechanism):
+  drf        DRF on the pooled servers, closed-form progressive filling (Ghodsi et al.; all-in-one model of 000)
+  drfh       DRFH: max-min of global dominant shares over heterogeneous servers, weights, caps, placement (000, LP (7), Sec. V-A)
+  kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
+  naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
+  nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
+Planned (not in this build): fds, gfj, pnorm (002), bbf-eg, bbf-ode (003), psdsf, vds, tsf (004),
+  first-fit, best-fit, slots, kdf-online (000, 001).";
+
+#[derive(Parser)]
+#[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Solve an instance with a mechanism and print the allocation JSON.
+    #[command(after_help = MECHANISMS)]
+    Solve {
+        /// Instance JSON (shared/spec/instance-format.md).
+        instance: PathBuf,
+        /// Mechanism name (see below).
+        #[arg(long)]
+        mechanism: String,
+        /// k for kdf (k >= 1; k = 1 is DRF).
+        #[arg(long)]
+        k: Option<usize>,
+        /// When to run the LP-based check of the mechanism's defining property.
+        #[arg(long, value_enum, default_value = "auto")]
+        verify: VerifyMode,
+        /// Time limit per LP, seconds.
+        #[arg(long)]
+        time_limit: Option<f64>,
+        /// Pretty-print the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Validate an instance and print what it holds, or every error.
+    Validate {
+        /// Instance JSON.
+        instance: PathBuf,
+    },
+    /// Solve the bundled paper examples and the Google cell with every
+    /// mechanism and print comparison tables.
+    Demo {
+        /// The datasets folder.
+        #[arg(long, default_value = "datasets")]
+        datasets: PathBuf,
+        /// Users in the Google-cell comparison.
+        #[arg(long, default_value_t = 100)]
+        users: usize,
+    },
+    /// Write a generated instance (seeded) as JSON.
+    Generate {
+        /// `google-cell` (Table I of 000) or `heterogeneous`.
+        kind: String,
+        /// Users.
+        #[arg(long, default_value_t = 100)]
+        users: usize,
+        /// Servers (heterogeneous only).
+        #[arg(long, default_value_t = 100)]
+        servers: usize,
+        /// Resources (heterogeneous only).
+        #[arg(long, default_value_t = 2)]
+        resources: usize,
+        /// Seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+/// A failure with its exit code.
+pub struct Failure {
+    /// Exit code: 2 bad input, 1 could not run.
+    pub code: u8,
+    /// What to print.
+    pub message: String,
+}
+
+fn bad_input(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    fn from(e: anyhow::Error) -> Self {
+        Failure {
+            code: 1,
+            message: format!("{e:#}"),
+        }
+    }
+}
+
+fn load(path: &PathBuf) -> Result<Instance, Failure> {
+    Instance::from_path(path).map_err(|e| match e {
+        InstanceError::Io { .. } => bad_input(e.to_string()),
+        _ => bad_input(format!("{}: {e}", path.display())),
+    })
+}
+
+/// Parse `--mechanism` and its parameters; unknown names and bad
+/// parameters are bad input.
+pub(crate) fn parse_mechanism(name: &str, k: Option<usize>) -> Result<Mechanism, Failure> {
+    let m = match name {
+        "drf" => Mechanism::Drf,
+        "drfh" => Mechanism::Drfh,
+        "kdf" => match k {
+            None => return Err(bad_input("--mechanism kdf needs --k K (K >= 1; K = 1 is DRF)")),
+            Some(0) => return Err(bad_input("--k must be >= 1 (got 0; k = 1 is DRF)")),
+            Some(k) => Mechanism::Kdf { k },
+        },
+        "naive-drf" => Mechanism::NaiveDrf,
+        "nfc" => Mechanism::Nfc,
+        "fds" | "gfj" | "pnorm" | "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" | "first-fit"
+        | "best-fit" | "slots" | "kdf-online" => {
+            return Err(bad_input(format!(
+                "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
+            )))
+        }
+        _ => return Err(bad_input(format!("unknown mechanism {name}\n{MECHANISMS}"))),
+    };
+    if k.is_some() && !matches!(m, Mechanism::Kdf { .. }) {
+        return Err(bad_input(format!("--k applies to kdf only, not {name}")));
+    }
+    Ok(m)
+}
+
+pub(crate) fn backend(time_limit: Option<f64>) -> Result<Highs, Failure> {
+    let mut s = HighsSettings::default();
+    if let Some(t) = time_limit {
+        s = s
+            .with_time_limit(t)
+            .map_err(|e| bad_input(format!("--time-limit: {e}")))?;
+    }
+    Highs::new(s).map_err(|e| bad_input(e.to_string()))
+}
+
+pub(crate) fn solve_one(
+    highs: &Highs,
+    instance: &Instance,
+    mechanism: &Mechanism,
+    verify_mode: VerifyMode,
+) -> Result<leontief_core::Allocation, Failure> {
+    let mut a = leontief_drfh::solve(highs, instance, mechanism, &MaxMinSettings::default())
+        .map_err(|e| match e {
+            DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
+            DrfhError::Backend(b) => Failure {
+                code: 1,
+                message: format!("the solver could not run: {b}"),
+            },
+        })?;
+    a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
+    Ok(a)
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        Command::Solve {
+            instance,
+            mechanism,
+            k,
+            verify,
+            time_limit,
+            pretty,
+        } => {
+            let mech = parse_mechanism(&mechanism, k)?;
+            let highs = backend(time_limit)?;
+            let inst = load(&instance)?;
+            let a = solve_one(&highs, &inst, &mech, verify)?;
+            let text = if pretty {
+                serde_json::to_string_pretty(&a)
+            } else {
+                serde_json::to_string(&a)
+            }
+            .context("serialising the allocation")?;
+            println!("{text}");
+            Ok(())
+        }
+        Command::Validate { instance } => {
+            let inst = load(&instance)?;
+            let summary = serde_json::json!({
+                "valid": true,
+                "users": inst.num_users(),
+                "server_entries": inst.num_entries(),
+                "servers": inst.num_physical_servers(),
+                "classes": inst.servers().iter().filter(|s| s.count > 1).count(),
+                "resources": inst.resources(),
+                "total_capacity": inst.total_capacity(),
+                "weighted_users": inst.users().iter().filter(|u| u.weight != 1.0).count(),
+                "capped_users": inst.users().iter().filter(|u| u.tasks.is_some()).count(),
+                "users_with_placement": inst.users().iter().filter(|u| u.servers.is_some()).count(),
+                "resources_nobody_demands": inst.resource_ids()
+                    .filter(|&r| inst.users().iter().all(|u| u.demand[r.0] == 0.0))
+                    .map(|r| inst.resources()[r.0].clone()).collect::<Vec<_>>(),
+                "users_who_cannot_run": inst.user_ids()
+                    .filter(|&n| !inst.server_ids().any(|i| inst.can_run_on(n, i)))
+                    .map(|n| inst.user(n).name.clone()).collect::<Vec<_>>(),
+            });
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&summary).context("serialising")?
+            );
+            Ok(())
+        }
+        Command::Demo { datasets, users } => demo::run(&datasets, users),
+        Command::Generate {
+            kind,
+            users,
+            servers,
+            resources,
+            seed,
+        } => {
+            let inst = match kind.as_str() {
+                "google-cell" => leontief_core::generate::google_cell(users, seed),
+                "heterogeneous" => {
+                    if servers == 0 || resources == 0 || users == 0 {
+                        return Err(bad_input("--users, --servers and --resources must be >= 1"));
+                    }
+                    leontief_core::generate::heterogeneous(users, servers, resources, seed)
+                }
+                _ => {
+                    return Err(bad_input(format!(
+                        "unknown generator {kind} (google-cell, heterogeneous)"
+                    )))
+                }
+            };
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&inst.to_raw()).context("serialising")?
+            );
+            Ok(())
+        }
+    }
+}
+
+/// Parse the command line, run, and map failures to exit codes.
+pub fn main_entry() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("error: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! The independent check attached to every `leontief solve` output.
+
+use leontief_audit::{self as audit, AuditTolerance};
+use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
+use leontief_drfh::{dominant_sigma, kdf_sigma, Mechanism};
+use leontief_highs::Highs;
+use serde_json::{json, Value};
+
+/// When to run the LP-based property check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VerifyMode {
+    /// Run it when the allocation LP has at most 2,000,000 columns.
+    Auto,
+    /// Always run it.
+    Always,
+    /// Only check feasibility.
+    Never,
+}
+
+const AUTO_LIMIT: usize = 2_000_000;
+
+/// Check `a` against its mechanism's defining property.
+pub fn verify(
+    backend: &Highs,
+    instance: &Instance,
+    mechanism: &Mechanism,
+    a: &Allocation,
+    mode: VerifyMode,
+) -> anyhow::Result<Value> {
+    let tol = AuditTolerance::default();
+    if !a.status.has_solution() {
+        return Ok(
+            json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
+        );
+    }
+    let placement = !a.pooled;
+    // A pooled allocation (drf) is feasible on the pool, not per entry.
+    let feas = if a.pooled {
+        let single: Vec<Vec<f64>> = a.user_tasks.iter().map(|&x| vec![x]).collect();
+        audit::feasibility(&instance.pooled(), &a.user_tasks, &single, false, &tol)
+    } else {
+        audit::feasibility(instance, &a.user_tasks, &a.tasks, placement, &tol)
+    };
+    let size = instance.num_users() * instance.num_entries();
+    let run = match mode {
+        VerifyMode::Never => false,
+        VerifyMode::Always => true,
+        VerifyMode::Auto => size <= AUTO_LIMIT,
+    };
+    let mut out = json!({ "feasibility": feas });
+    let mut ok = feas.ok;
+    if !run {
+        out["property"] = json!(format!(
+            "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always)"
+        ));
+    } else {
+        match mechanism {
+            Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } => {
+                let (inst, sigma) = match mechanism {
+                    Mechanism::Drf => {
+                        let p = instance.pooled();
+                        let s = dominant_sigma(&p);
+                        (p, s)
+                    }
+                    Mechanism::Kdf { k } => (instance.clone(), kdf_sigma(instance, *k)),
+                    _ => (instance.clone(), dominant_sigma(instance)),
+                };
+                let c = audit::max_min(backend, &inst, &sigma, &a.user_tasks, placement, &tol)?;
+                ok &= c.ok;
+                out["property"] = json!("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger");
+                out["max_min"] = serde_json::to_value(&c)?;
+                let p = audit::pareto(backend, &inst, &a.user_tasks, placement, &tol)?;
+                ok &= p.ok;
+                out["pareto"] = serde_json::to_value(&p)?;
+            }
+            Mechanism::NaiveDrf => {
+                let mut all = true;
+                let mut lps = 0;
+                let mut witness = Value::Null;
+                let mut got = vec![0.0; instance.num_users()];
+                for i in instance.server_ids() {
+                    let (sub, x) = server_subinstance(instance, a, i, &got);
+                    for n in instance.user_ids() {
+                        got[n.0] += a.tasks[n.0][i.0];
+                    }
+                    let Some(sub) = sub else { continue };
+                    let sigma = dominant_sigma(&sub);
+                    let c = audit::max_min(backend, &sub, &sigma, &x, false, &tol)?;
+                    lps += c.lps;
+                    if !c.ok && all {
+                        all = false;
+                        witness = json!({"server": instance.servers()[i.0].name, "check": c});
+                    }
+                }
+                ok &= all;
+                out["property"] =
+                    json!("DRF (max-min of per-server dominant shares) inside every server");
+                out["per_server_max_min"] = json!({"ok": all, "lps": lps, "witness": witness});
+            }
+            Mechanism::Nfc => {
+                let v = a.verification.clone().unwrap_or(Value::Null);
+                ok &= v["ok"].as_bool().unwrap_or(false);
+                out["property"] =
+                    json!("maximum total tasks (LP optimality, residuals recomputed)");
+                out["optimality"] = v;
+            }
+        }
+    }
+    out["ok"] = json!(ok);
+    Ok(out)
+}
+
+/// Server entry `i` alone, with the users that may run there and their caps
+/// reduced by what they got on earlier entries; and their tasks on it.
+fn server_subinstance(
+    instance: &Instance,
+    a: &Allocation,
+    i: ServerId,
+    got: &[f64],
+) -> (Option<Instance>, Vec<f64>) {
+    let raw = instance.to_raw();
+    let mut users = Vec::new();
+    let mut x = Vec::new();
+    for n in instance.user_ids() {
+        let remaining = instance.user(n).tasks.map(|t| t - got[n.0]);
+        if !instance.can_run_on(n, i) || remaining.is_some_and(|r| r <= 1e-12) {
+            continue;
+        }
+        let mut u = raw.users[n.0].clone();
+        u.servers = None;
+        u.tasks = remaining;
+        users.push(u);
+        x.push(a.tasks[n.0][i.0]);
+    }
+    if users.is_empty() {
+        return (None, x);
+    }
+    let sub = RawInstance {
+        name: None,
+        description: None,
+        resources: raw.resources.clone(),
+        servers: vec![RawServer {
+            name: instance.servers()[i.0].name.clone(),
+            capacity: instance.class_capacities(i).to_vec(),
+            count: None,
+        }],
+        users,
+    };
+    (Instance::new(sub).ok(), x)
+}

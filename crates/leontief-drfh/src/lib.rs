@@ -1,0 +1,475 @@
+//! The max-min family of leontief on the LP layer
+//! (`shared/docs/mechanisms.md`, "Max-min family"):
+//!
+//! | mechanism | share s_n | how |
+//! |---|---|---|
+//! | DRF (Ghodsi et al.) | x_n mu_n on the pooled servers | closed-form progressive filling |
+//! | DRFH (000, LP (7), Sec. V-A) | x_n mu_n, x_n = sum_i x_{n,i} | [`maxmin::lex_max_min`] |
+//! | k-DF (001, Sec. IV) | x_n prod_{l<=k} w_{n,l} d_{n,(l)} | closed form on one server, LP on several |
+//! | per-server DRF (000, Sec. III-D) | DRF inside each server | closed form per entry |
+//! | NFC | maximise sum_n x_n | one LP |
+//!
+//! mu_n = max_r D_{n,r} / C_r is the global dominant share of one task;
+//! d_{n,r} = D_{n,r} / C_r. Weights w_n, task caps T_n and placement lists
+//! E_n are honoured everywhere (pooled DRF has one server, so placement
+//! lists do not apply to it: the output says so).
+#![deny(missing_docs)]
+
+pub mod maxmin;
+
+use leontief_core::{Allocation, Instance, ResourceId, ServerId, Status, UserId};
+use leontief_model::{BackendError, LpBackend, ProblemBuilder, Row, Sense};
+use maxmin::{lex_max_min, progressive_filling, Freeze, MaxMinOutcome, MaxMinSettings};
+use std::time::Instant;
+
+/// A mechanism could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum DrfhError {
+    /// The backend could not run.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    /// A mechanism parameter is out of range.
+    #[error("parameter {name} {reason}")]
+    InvalidParameter {
+        /// Parameter name (as on the command line).
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// The mechanisms of this crate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mechanism {
+    /// DRF on the pooled servers (all-in-one model).
+    Drf,
+    /// DRFH on heterogeneous servers.
+    Drfh,
+    /// k-DF with k >= 1 (k-DFH on several servers).
+    Kdf {
+        /// k.
+        k: usize,
+    },
+    /// DRF applied inside each server separately.
+    NaiveDrf,
+    /// Maximum total tasks.
+    Nfc,
+}
+
+impl Mechanism {
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mechanism::Drf => "drf",
+            Mechanism::Drfh => "drfh",
+            Mechanism::Kdf { .. } => "kdf",
+            Mechanism::NaiveDrf => "naive-drf",
+            Mechanism::Nfc => "nfc",
+        }
+    }
+}
+
+/// Solve `mechanism` on `instance`.
+pub fn solve<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    mechanism: &Mechanism,
+    settings: &MaxMinSettings,
+) -> Result<Allocation, DrfhError> {
+    settings.validate()?;
+    match mechanism {
+        Mechanism::Drf => Ok(drf(instance)),
+        Mechanism::Drfh => drfh(backend, instance, settings),
+        Mechanism::Kdf { k } => kdf(backend, instance, *k, settings),
+        Mechanism::NaiveDrf => Ok(naive_drf(instance)),
+        Mechanism::Nfc => nfc(backend, instance),
+    }
+}
+
+/// mu_n for every user (the DRFH / DRF share of one task).
+pub fn dominant_sigma(instance: &Instance) -> Vec<f64> {
+    instance.user_ids().map(|n| instance.mu(n)).collect()
+}
+
+/// The k-dominant weighted share of one task for every user:
+/// prod_{l <= k} w_{n,l} d_{n,(l)} over the user's positive ratios
+/// d_{n,r} = D_{n,r} / C_r, largest first (fewer than k positive ratios:
+/// all of them). Rank weights default to 1; a user's list shorter than the
+/// ranks used is padded with 1.
+pub fn kdf_sigma(instance: &Instance, k: usize) -> Vec<f64> {
+    let cap = instance.total_capacity();
+    instance
+        .users()
+        .iter()
+        .map(|u| {
+            let mut d: Vec<f64> = u
+                .demand
+                .iter()
+                .zip(cap)
+                .filter(|(&x, _)| x > 0.0)
+                .map(|(&x, &c)| if c > 0.0 { x / c } else { f64::INFINITY })
+                .collect();
+            d.sort_by(|a, b| b.total_cmp(a));
+            d.iter()
+                .take(k)
+                .enumerate()
+                .map(|(l, &v)| {
+                    let w = u
+                        .rank_weights
+                        .as_ref()
+                        .and_then(|rw| rw.get(l))
+                        .copied()
+                        .unwrap_or(1.0);
+                    w * v
+                })
+                .product()
+        })
+        .collect()
+}
+
+/// DRF on the pooled servers by closed-form progressive filling.
+pub fn drf(instance: &Instance) -> Allocation {
+    let sigma = dominant_sigma(instance);
+    let mut a = single_pool(instance, &sigma, "drf");
+    if instance.num_entries() > 1 || instance.servers()[0].count > 1 {
+        a.pooled = true;
+        a.notes.push(format!(
+            "drf pools the {} servers into one of capacity C (the all-in-one model of the DRF paper); \
+             tasks[n][i] splits x_n across entries in proportion to their capacity of the user's \
+             dominant resource and need not be placeable: use drfh for a per-server allocation",
+            instance.num_physical_servers()
+        ));
+    }
+    if instance.has_placement() {
+        a.notes.push(
+            "placement lists (users[].servers) do not apply to pooled DRF and were not used".into(),
+        );
+    }
+    a
+}
+
+/// Progressive filling on the pooled capacity with shares `sigma`.
+fn single_pool(instance: &Instance, sigma: &[f64], mechanism: &str) -> Allocation {
+    let t0 = Instant::now();
+    let users = instance.users();
+    let demand: Vec<&[f64]> = users.iter().map(|u| u.demand.as_slice()).collect();
+    let weight: Vec<f64> = users.iter().map(|u| u.weight).collect();
+    let caps: Vec<f64> = users
+        .iter()
+        .map(|u| u.tasks.unwrap_or(f64::INFINITY))
+        .collect();
+    let (x, levels, round, why) =
+        progressive_filling(&demand, &weight, &caps, sigma, instance.total_capacity());
+    let seconds = t0.elapsed().as_secs_f64();
+    let tasks = split_pooled(instance, &x);
+    let mut a = Allocation::new(instance, mechanism, Status::Optimal, tasks);
+    a.solve_seconds = seconds;
+    a.objective = Some(first_level(&levels, &round));
+    a.explanation = explain(instance, &a, &round, &why, &levels);
+    a.levels = Some(levels);
+    a.frozen_round = Some(round);
+    a
+}
+
+/// The level of the first round: the smallest level among users that froze
+/// in round 1 (0 when nobody can run).
+fn first_level(levels: &[f64], round: &[usize]) -> f64 {
+    let l = levels
+        .iter()
+        .zip(round)
+        .filter(|(_, &r)| r == 1)
+        .map(|(&l, _)| l)
+        .fold(f64::INFINITY, f64::min);
+    if l.is_finite() {
+        l
+    } else {
+        0.0
+    }
+}
+
+/// Split pooled totals x_n over the entries in proportion to each entry's
+/// capacity of the user's dominant resource.
+fn split_pooled(instance: &Instance, x: &[f64]) -> Vec<Vec<f64>> {
+    let k = instance.num_entries();
+    instance
+        .user_ids()
+        .map(|n| {
+            if k == 1 {
+                return vec![x[n.0]];
+            }
+            let r = instance.dominant_resource(n);
+            let total = instance.total_capacity()[r.0];
+            (0..k)
+                .map(|i| {
+                    if total > 0.0 {
+                        x[n.0] * instance.class_capacity(ServerId(i), r) / total
+                    } else {
+                        0.0
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Allocation {
+    if o.tasks.is_empty() {
+        let mut a = Allocation::empty(instance, mechanism, o.status);
+        a.backend_status = Some(o.raw_status);
+        a.lps_solved = o.lps;
+        a.build_seconds = o.build_seconds;
+        a.solve_seconds = o.solve_seconds;
+        a.notes.push(format!(
+            "no allocation: the solve in round {} ended with status {}",
+            o.rounds, o.status
+        ));
+        return a;
+    }
+    let mut a = Allocation::new(instance, mechanism, o.status, o.tasks);
+    a.backend_status = Some(o.raw_status);
+    a.objective = o.first_level;
+    a.lps_solved = o.lps;
+    a.build_seconds = o.build_seconds;
+    a.solve_seconds = o.solve_seconds;
+    a.explanation = explain(instance, &a, &o.frozen_round, &o.freeze, &o.levels);
+    a.levels = Some(o.levels);
+    a.frozen_round = Some(o.frozen_round);
+    a
+}
+
+/// DRFH: weighted lexicographic max-min of global dominant shares over all
+/// servers jointly, with caps and placement.
+pub fn drfh<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    settings: &MaxMinSettings,
+) -> Result<Allocation, DrfhError> {
+    let sigma = dominant_sigma(instance);
+    let o = lex_max_min(backend, instance, &sigma, true, settings)?;
+    Ok(from_outcome(instance, "drfh", o))
+}
+
+/// k-DF: closed form on one server entry, k-DFH (the LP operator) on several.
+pub fn kdf<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    k: usize,
+    settings: &MaxMinSettings,
+) -> Result<Allocation, DrfhError> {
+    if k == 0 {
+        return Err(DrfhError::InvalidParameter {
+            name: "--k".into(),
+            reason: "must be >= 1 (k = 1 is DRF)".into(),
+        });
+    }
+    let sigma = kdf_sigma(instance, k);
+    if instance.num_entries() == 1 && !instance.has_placement() {
+        return Ok(single_pool(instance, &sigma, "kdf"));
+    }
+    let o = lex_max_min(backend, instance, &sigma, true, settings)?;
+    Ok(from_outcome(instance, "kdf", o))
+}
+
+/// Per-server DRF: DRF inside each server entry separately (the naive
+/// baseline of 000, Sec. III-D), honouring placement. Task caps are shared
+/// across servers in input order: entry i sees T_n minus what n got on the
+/// entries before it.
+pub fn naive_drf(instance: &Instance) -> Allocation {
+    let t0 = Instant::now();
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let users = instance.users();
+    let mut tasks = vec![vec![0.0; k]; nu];
+    let mut got = vec![0.0; nu];
+    for i in instance.server_ids() {
+        let cap = instance.class_capacities(i);
+        let demand: Vec<&[f64]> = users.iter().map(|u| u.demand.as_slice()).collect();
+        let weight: Vec<f64> = users.iter().map(|u| u.weight).collect();
+        let caps: Vec<f64> = users
+            .iter()
+            .enumerate()
+            .map(|(n, u)| u.tasks.map_or(f64::INFINITY, |t| (t - got[n]).max(0.0)))
+            .collect();
+        // Per-server dominant share of one task; 0 where n may not run on i.
+        let sigma: Vec<f64> = instance
+            .user_ids()
+            .map(|n| {
+                if !instance.can_run_on(n, i) || caps[n.0] <= 0.0 {
+                    return 0.0;
+                }
+                (0..m)
+                    .filter(|&r| users[n.0].demand[r] > 0.0)
+                    .map(|r| users[n.0].demand[r] / cap[r])
+                    .fold(0.0, f64::max)
+            })
+            .collect();
+        let (x, _, _, _) = progressive_filling(&demand, &weight, &caps, &sigma, cap);
+        for n in 0..nu {
+            tasks[n][i.0] = x[n];
+            got[n] += x[n];
+        }
+    }
+    let mut a = Allocation::new(instance, "naive-drf", Status::Optimal, tasks);
+    a.solve_seconds = t0.elapsed().as_secs_f64();
+    a.objective = Some(
+        a.metrics
+            .normalised_shares
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min),
+    );
+    a.notes.push(
+        "per-server DRF: DRF inside each server separately (000, Sec. III-D); objective is the \
+         smallest global normalised dominant share"
+            .into(),
+    );
+    a
+}
+
+/// NFC: maximise the total number of tasks (caps and placement honoured).
+pub fn nfc<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Allocation, DrfhError> {
+    let t0 = Instant::now();
+    let (k, m) = (instance.num_entries(), instance.num_resources());
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    let cap_rows: Vec<Row> = (0..k * m)
+        .map(|j| {
+            b.add_row(
+                f64::NEG_INFINITY,
+                instance.class_capacity(ServerId(j / m), ResourceId(j % m)),
+            )
+        })
+        .collect();
+    let cap_user: Vec<Option<Row>> = instance
+        .users()
+        .iter()
+        .map(|u| u.tasks.map(|t| b.add_row(f64::NEG_INFINITY, t)))
+        .collect();
+    let mut cols = Vec::new();
+    for n in instance.user_ids() {
+        let d = &instance.user(n).demand;
+        for i in instance.server_ids().filter(|&i| instance.can_run_on(n, i)) {
+            let entries = (0..m)
+                .filter(|&r| d[r] > 0.0)
+                .map(|r| (cap_rows[i.0 * m + r], d[r]))
+                .chain(cap_user[n.0].map(|row| (row, 1.0)));
+            cols.push((n, i, b.add_col(1.0, 0.0, f64::INFINITY, entries)));
+        }
+    }
+    let mut lp = backend.load(b.build())?;
+    let build = t0.elapsed().as_secs_f64();
+    let sol = leontief_model::LoadedLp::solve(&mut lp)?;
+    let mut a = if sol.status.has_solution() {
+        let mut tasks = vec![vec![0.0; k]; instance.num_users()];
+        for &(n, i, c) in &cols {
+            tasks[n.0][i.0] = sol.x[c.0];
+        }
+        let mut a = Allocation::new(instance, "nfc", sol.status, tasks);
+        a.objective = Some(sol.objective);
+        let r = leontief_model::residuals(
+            leontief_model::LoadedLp::problem(&lp),
+            &sol.x,
+            &sol.row_dual,
+        );
+        a.verification = Some(serde_json::json!({
+            "property": "LP optimality of the total (independent residuals)",
+            "primal_infeasibility": r.primal_infeasibility,
+            "dual_infeasibility": r.dual_infeasibility,
+            "relative_gap": r.relative_gap,
+            "ok": r.within(1e-7),
+        }));
+        a
+    } else {
+        Allocation::empty(instance, "nfc", sol.status)
+    };
+    a.backend_status = Some(sol.raw_status);
+    a.build_seconds = build;
+    a.solve_seconds = sol.seconds;
+    a.lps_solved = 1;
+    a.notes
+        .push("NFC maximises total tasks; the total is unique, the allocation is not".into());
+    Ok(a)
+}
+
+/// One sentence per user on why it got what it got.
+fn explain(
+    instance: &Instance,
+    a: &Allocation,
+    round: &[usize],
+    why: &[Freeze],
+    levels: &[f64],
+) -> Vec<String> {
+    let m = instance.num_resources();
+    instance
+        .user_ids()
+        .map(|n| {
+            let u = instance.user(n);
+            match why[n.0] {
+                Freeze::CannotRun => {
+                    let missing: Vec<&str> = (0..m)
+                        .filter(|&r| u.demand[r] > 0.0)
+                        .filter(|&r| {
+                            !instance
+                                .server_ids()
+                                .any(|i| instance.eligible(n, i) && instance.class_capacity(i, ResourceId(r)) > 0.0)
+                        })
+                        .map(|r| instance.resources()[r].as_str())
+                        .collect();
+                    format!(
+                        "{}: 0 tasks: no server it may use has every resource it demands (none of its servers has {})",
+                        u.name,
+                        if missing.is_empty() { "all of them together".to_string() } else { missing.join(", ") }
+                    )
+                }
+                Freeze::Capped => format!(
+                    "{}: {:.6} tasks: reached its task cap in round {}",
+                    u.name, a.user_tasks[n.0], round[n.0]
+                ),
+                Freeze::Blocked => {
+                    let sat = saturated_used(instance, a, n);
+                    format!(
+                        "{}: {:.6} tasks (level {:.6}): froze in round {}: it cannot rise without lowering a user \
+                         whose level is no larger; saturated resources it uses: {}",
+                        u.name,
+                        a.user_tasks[n.0],
+                        levels[n.0],
+                        round[n.0],
+                        if sat.is_empty() { "none at this precision".to_string() } else { sat.join(", ") }
+                    )
+                }
+            }
+        })
+        .collect()
+}
+
+/// Resources on entries where user n runs tasks and that are (nearly) full.
+fn saturated_used(instance: &Instance, a: &Allocation, n: UserId) -> Vec<String> {
+    let d = &instance.user(n).demand;
+    let mut out = Vec::new();
+    for i in instance.server_ids() {
+        if a.tasks[n.0][i.0] <= 1e-9 * a.user_tasks[n.0].max(1.0) {
+            continue;
+        }
+        for r in instance.resource_ids() {
+            if d[r.0] > 0.0 && a.metrics.server_utilisation[i.0][r.0] >= 1.0 - 1e-7 {
+                out.push(format!(
+                    "{}@{}",
+                    instance.resources()[r.0],
+                    instance.servers()[i.0].name
+                ));
+            }
+        }
+    }
+    if a.pooled || instance.num_entries() == 1 {
+        out.clear();
+        for r in instance.resource_ids() {
+            if d[r.0] > 0.0 && a.metrics.utilisation[r.0] >= 1.0 - 1e-7 {
+                out.push(instance.resources()[r.0].clone());
+            }
+        }
+    }
+    out.truncate(6);
+    out
+}
