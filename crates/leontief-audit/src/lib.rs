@@ -28,8 +28,9 @@ const INF: f64 = f64::INFINITY;
 pub struct AuditTolerance {
     /// Relative tolerance on capacities and task counts. Default 1e-7.
     pub feasibility: f64,
-    /// A user "rises" when it can gain more than this, relative to
-    /// max(1e-9, its tasks). Default 1e-6.
+    /// A user "rises" (or envies, or a Pareto improvement exists) when the
+    /// gain exceeds this in global dominant-share units (tasks times mu_n,
+    /// summed over users for Pareto). Default 1e-6.
     pub rise: f64,
 }
 
@@ -212,6 +213,8 @@ pub struct Witness {
     pub has: f64,
     /// Tasks it can reach while the protected users keep theirs.
     pub can_reach: f64,
+    /// The gain in global dominant share, (can_reach - has) mu_n.
+    pub share_gain: f64,
 }
 
 /// Result of [`max_min`] and [`max_min_per_user`].
@@ -221,7 +224,7 @@ pub struct MaxMinCheck {
     pub ok: bool,
     /// LPs solved.
     pub lps: usize,
-    /// The user that rises most (relative), if any rises.
+    /// The user that rises most (in share units), if any rises.
     pub witness: Option<Witness>,
     /// A solve that did not end optimal, if any (the check is then not ok).
     pub failed_status: Option<String>,
@@ -230,7 +233,15 @@ pub struct MaxMinCheck {
 fn levels(instance: &Instance, sigma: &[f64], x: &[f64]) -> Vec<f64> {
     instance
         .user_ids()
-        .map(|n| sigma[n.0] * x[n.0] / instance.user(n).weight)
+        // A user with no tasks is at level 0, even where sigma is infinite
+        // (it demands a resource no server has).
+        .map(|n| {
+            if x[n.0] == 0.0 {
+                0.0
+            } else {
+                sigma[n.0] * x[n.0] / instance.user(n).weight
+            }
+        })
         .collect()
 }
 
@@ -277,15 +288,15 @@ pub fn max_min<B: LpBackend>(
     let mut start = 0;
     while start < order.len() {
         let base = lv[order[start]];
-        let mut end = start;
+        let mut end = start + 1;
         while end < order.len() && lv[order[end]] <= base * (1.0 + tol.rise) + 1e-12 {
             end += 1;
         }
         let group = &order[start..end];
         for &n in group {
             protect(&mut p, instance, x, n, true)?;
-            // Relative gains, so users of very different sizes weigh alike.
-            p.lp.set_cost(p.y[n], 1.0 / x[n].max(1e-9))?;
+            // Gains in share units, as the verdict measures them.
+            p.lp.set_cost(p.y[n], mu(instance, n).max(1e-300))?;
         }
         let s = p.lp.solve()?;
         out.lps += 1;
@@ -311,6 +322,21 @@ pub fn max_min<B: LpBackend>(
     Ok(out)
 }
 
+/// mu_n, the global dominant share of one task of user n (0 if it demands
+/// a resource no server has: it cannot run, so it cannot gain).
+fn mu(instance: &Instance, n: usize) -> f64 {
+    let m = instance.mu(leontief_core::UserId(n));
+    if m.is_finite() {
+        m
+    } else {
+        0.0
+    }
+}
+
+/// Record every user of `users` whose reachable tasks exceed its tasks by
+/// more than `tol.rise` in dominant-share units ((reach - x_n) mu_n): the
+/// scale on which an allocation is accurate (a share of capacity), so a
+/// user holding few tasks is not flagged for gaining solver round-off.
 fn worst_rise(
     instance: &Instance,
     x: &[f64],
@@ -322,18 +348,15 @@ fn worst_rise(
 ) {
     for n in users {
         let reach = sol[y[n].0];
-        let gain = (reach - x[n]) / x[n].max(1e-9);
-        if reach - x[n] > tol.rise * x[n].max(1e-9) {
+        let gain = (reach - x[n]) * mu(instance, n);
+        if gain > tol.rise {
             out.ok = false;
-            let better = match &out.witness {
-                None => true,
-                Some(w) => gain > (w.can_reach - w.has) / w.has.max(1e-9),
-            };
-            if better {
+            if out.witness.as_ref().is_none_or(|w| gain > w.share_gain) {
                 out.witness = Some(Witness {
                     user: instance.users()[n].name.clone(),
                     has: x[n],
                     can_reach: reach,
+                    share_gain: gain,
                 });
             }
         }
@@ -382,7 +405,7 @@ pub fn max_min_per_user<B: LpBackend>(
 pub struct ParetoCheck {
     /// No Pareto improvement exists.
     pub ok: bool,
-    /// Largest total gain with nobody worse off.
+    /// Largest gain in the sum of dominant shares with nobody worse off.
     pub total_gain: f64,
     /// A solve that did not end optimal, if any.
     pub failed_status: Option<String>,
@@ -399,7 +422,7 @@ pub fn pareto<B: LpBackend>(
     let mut p = polytope(backend, instance, placement)?;
     for n in 0..x.len() {
         protect(&mut p, instance, x, n, true)?;
-        p.lp.set_cost(p.y[n], 1.0)?;
+        p.lp.set_cost(p.y[n], mu(instance, n))?;
     }
     let s = p.lp.solve()?;
     if !s.status.has_solution() {
@@ -409,10 +432,12 @@ pub fn pareto<B: LpBackend>(
             failed_status: Some(format!("{} ({})", s.status, s.raw_status)),
         });
     }
-    let total: f64 = x.iter().sum();
+    // Gains in dominant-share units (any positive weights detect a Pareto
+    // improvement; shares make users of every size count alike).
+    let total: f64 = (0..x.len()).map(|n| x[n] * mu(instance, n)).sum();
     let gain = s.objective - total;
     Ok(ParetoCheck {
-        ok: gain <= tol.rise * total.max(1.0),
+        ok: gain <= tol.rise,
         total_gain: gain.max(0.0),
         failed_status: None,
     })
@@ -460,8 +485,8 @@ pub fn envy(
             }
             let could = (could * users[n.0].weight / users[mm.0].weight)
                 .min(users[n.0].tasks.unwrap_or(INF));
-            let gain = (could - has) / has.max(1e-9);
-            if could > has * (1.0 + tol.rise) + tol.rise * 1e-3 && gain > worst_gain {
+            let gain = (could - has) * mu(instance, n.0);
+            if gain > tol.rise && gain > worst_gain {
                 worst_gain = gain;
                 worst = Some((
                     users[n.0].name.clone(),

@@ -38,7 +38,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Solve an instance with a mechanism and print the allocation JSON.
-    #[command(after_help = MECHANISMS)]
+    #[command(after_help = MECHANISMS, allow_negative_numbers = true)]
     Solve {
         /// Instance JSON (shared/spec/instance-format.md).
         instance: PathBuf,

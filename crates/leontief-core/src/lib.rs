@@ -12,6 +12,8 @@ pub mod allocation;
 pub mod generate;
 pub mod ids;
 pub mod instance;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 
 pub use allocation::{jain, Allocation, Metrics};
 pub use ids::{ResourceId, ServerId, UserId};

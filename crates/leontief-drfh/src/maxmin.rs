@@ -76,7 +76,7 @@ impl MaxMinSettings {
             ("dual_tolerance", self.dual_tolerance),
             ("freeze_relaxation", self.freeze_relaxation),
         ] {
-            if !(v > 0.0 && v < 1e-2) {
+            if v.is_nan() || v <= 0.0 || v >= 1e-2 {
                 return Err(crate::DrfhError::InvalidParameter {
                     name: format!("MaxMinSettings.{name}"),
                     reason: format!("must be in (0, 0.01) (got {v})"),

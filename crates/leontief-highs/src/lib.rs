@@ -83,7 +83,7 @@ impl HighsSettings {
     /// Check every field, naming the first bad one.
     pub fn validate(&self) -> Result<(), SettingsError> {
         if let Some(t) = self.time_limit {
-            if !(t > 0.0) {
+            if t.is_nan() || t <= 0.0 {
                 return Err(SettingsError {
                     field: "time_limit",
                     reason: format!("must be > 0 seconds (got {t})"),
@@ -100,7 +100,7 @@ impl HighsSettings {
                 self.dual_feasibility_tolerance,
             ),
         ] {
-            if !(v > 0.0 && v < 1.0) {
+            if v.is_nan() || v <= 0.0 || v >= 1.0 {
                 return Err(SettingsError {
                     field,
                     reason: format!("must be in (0, 1) (got {v})"),

@@ -83,8 +83,8 @@ pub fn residuals(problem: &Problem, x: &[f64], row_dual: &[f64]) -> Residuals {
         dual_obj += obj;
         dual_inf = dual_inf.max(inf);
     }
-    for j in 0..problem.num_cols() {
-        let z = flip * (problem.col_cost[j] - aty[j]);
+    for (j, &atyj) in aty.iter().enumerate() {
+        let z = flip * (problem.col_cost[j] - atyj);
         let (obj, inf) = price(z, problem.col_lower[j], problem.col_upper[j]);
         dual_obj += obj;
         dual_inf = dual_inf.max(inf);

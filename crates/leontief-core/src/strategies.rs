@@ -1,0 +1,129 @@
+//! proptest strategies for instances (feature `proptest`).
+//!
+//! Small instances that exercise every legal edge case: zero demands on
+//! some resources, resources nobody demands, servers lacking a resource,
+//! server classes (`count`), weights, task caps and placement lists.
+
+use crate::instance::{Instance, RawInstance, RawServer, RawUser};
+use proptest::prelude::*;
+
+/// What the generated instances may contain.
+#[derive(Debug, Clone, Copy)]
+pub struct Shape {
+    /// Most users.
+    pub max_users: usize,
+    /// Most server entries.
+    pub max_servers: usize,
+    /// Most resources.
+    pub max_resources: usize,
+    /// Draw weights other than 1.
+    pub weights: bool,
+    /// Draw task caps.
+    pub caps: bool,
+    /// Draw placement lists.
+    pub placement: bool,
+    /// Every server entry gets the same capacity vector (and count 1).
+    pub identical_servers: bool,
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        Shape {
+            max_users: 5,
+            max_servers: 3,
+            max_resources: 3,
+            weights: true,
+            caps: true,
+            placement: true,
+            identical_servers: false,
+        }
+    }
+}
+
+/// A value that is 0 with probability about 1/4, else in [lo, hi].
+fn maybe_zero(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
+    prop_oneof![1 => Just(0.0), 3 => lo..hi]
+}
+
+/// A vector of `m` numbers, not all zero (the first nonzero entry is forced
+/// where all came out zero).
+fn nonzero_vec(m: usize, lo: f64, hi: f64) -> impl Strategy<Value = Vec<f64>> {
+    (
+        proptest::collection::vec(maybe_zero(lo, hi), m),
+        0..m,
+        lo..hi,
+    )
+        .prop_map(|(mut v, j, x)| {
+            if v.iter().all(|&a| a == 0.0) {
+                v[j] = x;
+            }
+            v
+        })
+}
+
+/// Instances of the given shape.
+pub fn instance(shape: Shape) -> impl Strategy<Value = Instance> {
+    (
+        1..=shape.max_resources,
+        1..=shape.max_servers,
+        1..=shape.max_users,
+    )
+        .prop_flat_map(move |(m, k, n)| {
+            let servers = proptest::collection::vec((nonzero_vec(m, 1.0, 10.0), 1u64..=3), k);
+            let users = proptest::collection::vec(
+                (
+                    nonzero_vec(m, 0.1, 2.0),
+                    prop_oneof![2 => Just(1.0), 1 => 0.25f64..4.0],
+                    prop_oneof![3 => Just(None), 1 => (0.5f64..20.0).prop_map(Some)],
+                    proptest::collection::vec(any::<bool>(), k),
+                ),
+                n,
+            );
+            (Just(m), servers, users)
+        })
+        .prop_map(move |(m, servers, users)| {
+            let first = servers[0].0.clone();
+            let raw = RawInstance {
+                name: None,
+                description: None,
+                resources: (0..m).map(|r| format!("r{r}")).collect(),
+                servers: servers
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (cap, count))| RawServer {
+                        name: format!("s{i}"),
+                        capacity: if shape.identical_servers {
+                            first.clone()
+                        } else {
+                            cap
+                        },
+                        count: (!shape.identical_servers && count > 1).then_some(count),
+                    })
+                    .collect(),
+                users: users
+                    .into_iter()
+                    .enumerate()
+                    .map(|(n, (demand, w, cap, elig))| {
+                        let list: Vec<String> = elig
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, &e)| e)
+                            .map(|(i, _)| format!("s{i}"))
+                            .collect();
+                        RawUser {
+                            name: format!("u{n}"),
+                            demand,
+                            weight: shape.weights.then_some(w).filter(|&w| w != 1.0),
+                            tasks: if shape.caps { cap } else { None },
+                            servers: (shape.placement
+                                && !list.is_empty()
+                                && list.len() < elig.len())
+                            .then_some(list),
+                            rank_weights: None,
+                        }
+                    })
+                    .collect(),
+            };
+            Instance::new(raw).expect("strategies generate valid instances")
+        })
+}
