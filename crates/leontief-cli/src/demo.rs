@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Instant;
 
 pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
-    let highs = backend(None)?;
+    let highs = backend(None, crate::AlgorithmArg::Auto)?;
     let dir = datasets.join("paper-examples");
     let cases = load_cases(&dir).map_err(|e| bad_input(format!("{}: {e}", dir.display())))?;
     println!("== Paper examples ({}) ==", dir.display());

@@ -54,6 +54,11 @@ enum Command {
         /// Time limit per LP, seconds.
         #[arg(long)]
         time_limit: Option<f64>,
+        /// HiGHS algorithm: auto (interior point from 10,000 columns,
+        /// else HiGHS decides), choose (HiGHS decides), simplex, or ipm
+        /// (interior point with crossover).
+        #[arg(long, value_enum, default_value = "auto")]
+        algorithm: AlgorithmArg,
         /// Pretty-print the JSON.
         #[arg(long)]
         pretty: bool,
@@ -90,6 +95,30 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+/// `--algorithm` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmArg {
+    /// Interior point from 10,000 columns, else HiGHS decides.
+    Auto,
+    /// HiGHS decides (dual simplex for most LPs).
+    Choose,
+    /// Simplex.
+    Simplex,
+    /// Interior point with crossover.
+    Ipm,
+}
+
+impl From<AlgorithmArg> for leontief_highs::Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Auto => leontief_highs::Algorithm::Auto,
+            AlgorithmArg::Choose => leontief_highs::Algorithm::Choose,
+            AlgorithmArg::Simplex => leontief_highs::Algorithm::Simplex,
+            AlgorithmArg::Ipm => leontief_highs::Algorithm::InteriorPoint,
+        }
+    }
 }
 
 /// A failure with its exit code.
@@ -150,8 +179,11 @@ pub(crate) fn parse_mechanism(name: &str, k: Option<usize>) -> Result<Mechanism,
     Ok(m)
 }
 
-pub(crate) fn backend(time_limit: Option<f64>) -> Result<Highs, Failure> {
-    let mut s = HighsSettings::default();
+pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Result<Highs, Failure> {
+    let mut s = HighsSettings {
+        algorithm: algorithm.into(),
+        ..HighsSettings::default()
+    };
     if let Some(t) = time_limit {
         s = s
             .with_time_limit(t)
@@ -186,10 +218,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             k,
             verify,
             time_limit,
+            algorithm,
             pretty,
         } => {
             let mech = parse_mechanism(&mechanism, k)?;
-            let highs = backend(time_limit)?;
+            let highs = backend(time_limit, algorithm)?;
             let inst = load(&instance)?;
             let a = solve_one(&highs, &inst, &mech, verify)?;
             let text = if pretty {

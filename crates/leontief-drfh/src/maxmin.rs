@@ -145,18 +145,22 @@ pub fn runnable_entries(instance: &Instance, n: UserId, placement: bool) -> Vec<
         .collect()
 }
 
-/// Run the operator with shares `s_n = sigma[n] x_n` on `instance`.
-///
-/// `sigma[n]` must be positive and finite for every user that can run
-/// somewhere; users with no runnable entry are fixed at 0.
-pub fn lex_max_min<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    sigma: &[f64],
-    placement: bool,
-    settings: &MaxMinSettings,
-) -> Result<MaxMinOutcome, BackendError> {
-    let t_build = Instant::now();
+/// The operator's LP with the indices of its rows and columns.
+pub struct MaxMinLp {
+    /// The LP (round 1: every runnable user active).
+    pub problem: leontief_model::Problem,
+    entries: Vec<Vec<ServerId>>,
+    runnable: Vec<bool>,
+    xcols: Vec<Vec<Col>>,
+    ycols: Vec<Col>,
+    level: Vec<Row>,
+    theta: Col,
+    coef: Vec<f64>,
+    scale: f64,
+}
+
+/// Build the operator's LP (see the module docs) in one column-wise pass.
+pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
     let (m, k, nu) = (
         instance.num_resources(),
         instance.num_entries(),
@@ -272,7 +276,44 @@ pub fn lex_max_min<B: LpBackend>(
             .filter(|&n| runnable[n])
             .map(|n| (level[n], -coef[n])),
     );
-    let problem = b.build();
+    MaxMinLp {
+        problem: b.build(),
+        entries,
+        runnable,
+        xcols,
+        ycols,
+        level,
+        theta,
+        coef,
+        scale,
+    }
+}
+
+/// Run the operator with shares `s_n = sigma[n] x_n` on `instance`.
+///
+/// `sigma[n]` must be positive and finite for every user that can run
+/// somewhere; users with no runnable entry are fixed at 0.
+pub fn lex_max_min<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    settings: &MaxMinSettings,
+) -> Result<MaxMinOutcome, BackendError> {
+    let t_build = Instant::now();
+    let (k, nu) = (instance.num_entries(), instance.num_users());
+    let MaxMinLp {
+        problem,
+        entries,
+        runnable,
+        xcols,
+        ycols,
+        level,
+        theta,
+        coef,
+        scale,
+    } = build(instance, sigma, placement);
+    let ncols = problem.num_cols();
     let mut lp = backend.load(problem)?;
     let build_seconds = t_build.elapsed().as_secs_f64();
 
@@ -379,7 +420,7 @@ pub fn lex_max_min<B: LpBackend>(
     let x = match last {
         Some(sol) => sol.x,
         // No user could run at all: everything is zero.
-        None => vec![0.0; ncols + nu + 1],
+        None => vec![0.0; ncols],
     };
     out.tasks = (0..nu)
         .map(|n| {

@@ -223,3 +223,32 @@ fn ten_thousand_identical_servers_as_a_class_as_entries_and_pooled_agree() {
     assert_eq!(class.tasks[0].len(), 1);
     assert_eq!(entries.tasks[0].len(), 10_000);
 }
+
+#[test]
+fn interior_point_and_simplex_agree_and_both_certify() {
+    // 20 users on 600 distinct servers: 12,000 columns, so Auto runs IPM.
+    use leontief_highs::{Algorithm, HighsSettings};
+    let i = leontief_core::generate::heterogeneous(20, 600, 2, 7);
+    let s = MaxMinSettings::default();
+    let sigma = leontief_drfh::dominant_sigma(&i);
+    let mut results = Vec::new();
+    for algorithm in [
+        Algorithm::Auto,
+        Algorithm::Simplex,
+        Algorithm::InteriorPoint,
+    ] {
+        let h = Highs::new(HighsSettings {
+            algorithm,
+            ..Default::default()
+        })
+        .unwrap();
+        let a = drfh(&h, &i, &s).unwrap();
+        assert_eq!(a.status, Status::Optimal, "{algorithm:?}");
+        let c = leontief_audit::max_min(&h, &i, &sigma, &a.user_tasks, true, &Default::default())
+            .unwrap();
+        assert!(c.ok, "{algorithm:?}: {c:?}");
+        results.push(a.user_tasks);
+    }
+    assert_close(&results[0], &results[1], 1e-7);
+    assert_close(&results[2], &results[1], 1e-7);
+}

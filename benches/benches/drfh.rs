@@ -1,0 +1,55 @@
+//! DRFH: model build and HiGHS solve, timed separately, for users n in
+//! {10, 100, 1000} and servers k in {100, 1000, 10000}, on the Google cell
+//! (10 classes whatever k) and on k heterogeneous servers. The largest
+//! heterogeneous sizes (n * k > 10^6) take seconds to minutes per solve
+//! and are measured once by `cargo run --release -p leontief-benches --bin
+//! scale` instead (criterion needs at least 10 samples).
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use leontief_benches::{instance, Family};
+use leontief_drfh::maxmin::{build, lex_max_min, MaxMinSettings};
+use leontief_drfh::{dominant_sigma, drfh};
+use leontief_highs::Highs;
+use std::hint::black_box;
+
+fn bench(c: &mut Criterion) {
+    let highs = Highs::default();
+    let settings = MaxMinSettings::default();
+    let mut g = c.benchmark_group("drfh");
+    g.sample_size(10);
+    for &(family, name) in &[
+        (Family::GoogleCell, "google"),
+        (Family::Heterogeneous, "hetero"),
+    ] {
+        for &n in &[10usize, 100, 1000] {
+            for &k in &[100usize, 1000, 10000] {
+                if family == Family::GoogleCell && k != 100 {
+                    continue; // the cell is 10 classes whatever k
+                }
+                if family == Family::Heterogeneous && n * k > 1_000_000 {
+                    continue; // measured once by the scale runner
+                }
+                let inst = instance(family, n, k);
+                let sigma = dominant_sigma(&inst);
+                let id = format!("{name}/n{n}/k{k}");
+                g.bench_function(BenchmarkId::new("build", &id), |b| {
+                    b.iter(|| black_box(build(&inst, &sigma, true)))
+                });
+                g.bench_function(BenchmarkId::new("solve", &id), |b| {
+                    b.iter(|| {
+                        black_box(lex_max_min(&highs, &inst, &sigma, true, &settings).unwrap())
+                    })
+                });
+                if family == Family::GoogleCell && n == 1000 {
+                    g.bench_function(BenchmarkId::new("end_to_end", &id), |b| {
+                        b.iter(|| black_box(drfh(&highs, &inst, &settings).unwrap()))
+                    });
+                }
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
