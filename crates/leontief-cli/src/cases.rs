@@ -36,9 +36,19 @@ impl Case {
         out
     }
 
-    /// The `k` parameter, if any.
-    pub fn k(&self) -> Option<usize> {
-        self.expected["params"]["k"].as_u64().map(|k| k as usize)
+    /// The `params` as mechanism parameters.
+    pub fn params(&self) -> crate::MechParams {
+        let p = &self.expected["params"];
+        crate::MechParams {
+            k: p["k"].as_u64().map(|k| k as usize),
+            on_full: match p["on_full"].as_str() {
+                Some("stop") => Some(crate::OnFullArg::Stop),
+                Some("skip") => Some(crate::OnFullArg::Skip),
+                _ => None,
+            },
+            slots: p["slots"].as_u64().map(|s| s as u32),
+            normaliser: p["normaliser"].as_str().map(str::to_string),
+        }
     }
 }
 

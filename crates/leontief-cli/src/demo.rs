@@ -3,7 +3,7 @@
 
 use crate::cases::{compare, load_cases};
 use crate::verify::VerifyMode;
-use crate::{backend, bad_input, parse_mechanism, solve_one, Failure};
+use crate::{backend, bad_input, parse_mechanism, resolve_normaliser, solve_one, Failure, Mech};
 use leontief_core::{generate, Instance};
 use leontief_drfh::Mechanism;
 use std::path::Path;
@@ -20,12 +20,14 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
     );
     let (mut pass, mut fail, mut skipped) = (0, 0, Vec::new());
     for case in &cases {
-        let Ok(mech) = parse_mechanism(case.mechanism(), case.k()) else {
+        let params = case.params();
+        let Ok(mech) = parse_mechanism(case.mechanism(), &params) else {
             skipped.push(case.mechanism().to_string());
             continue;
         };
         let inst = Instance::from_path(&case.instance)
             .map_err(|e| bad_input(format!("{}: {e}", case.name)))?;
+        let mech = resolve_normaliser(mech, &params, &inst)?;
         let a = solve_one(&highs, &inst, &mech, VerifyMode::Auto)?;
         let out = serde_json::to_value(&a).map_err(|e| anyhow::anyhow!(e))?;
         let verified = out["verification"]["ok"].as_bool().unwrap_or(false);
@@ -82,6 +84,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         Mechanism::NaiveDrf,
         Mechanism::Nfc,
     ] {
+        let mech = Mech::Exact(mech);
         let t0 = Instant::now();
         let a = solve_one(&highs, &inst, &mech, VerifyMode::Auto)?;
         let secs = t0.elapsed().as_secs_f64();
@@ -102,7 +105,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         println!(
             "{:<10} {:>12.6} {:>8.4} {:>12.2} {:>7.1}% {:>7.1}% {:>7} {:>10.4} {:>9}",
             match mech {
-                Mechanism::Kdf { .. } => "kdf (k=2)",
+                Mech::Exact(Mechanism::Kdf { .. }) => "kdf (k=2)",
                 _ => mech.name(),
             },
             min_share,

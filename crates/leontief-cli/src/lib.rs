@@ -25,8 +25,12 @@ Mechanisms (--mechanism):
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
-Planned (not in this build): fds, gfj, pnorm (002), bbf-eg, bbf-ode (003), psdsf, vds, tsf (004),
-  first-fit, best-fit, slots, kdf-online (000, 001).";
+  first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
+  best-fit   Best-Fit DRFH on whole tasks: server with least H(i,l) of eq. (9), --normaliser RESOURCE (000, Sec. V-B)
+  slots      Slots scheduler: --slots S per maximum server, fair share of slots (000, Sec. VI, Table II)
+  kdf-online online k-DF, Algorithm 1 on whole tasks, --k K --on-full stop|skip (001, Sec. IV-D)
+  (heuristics also print `gap`: their distance to exact DRFH, or to exact k-DF for kdf-online)
+Planned (not in this build): fds, gfj, pnorm (002), bbf-eg, bbf-ode, enumerate-bbf (003), psdsf, vds, tsf (004).";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -45,9 +49,8 @@ enum Command {
         /// Mechanism name (see below).
         #[arg(long)]
         mechanism: String,
-        /// k for kdf (k >= 1; k = 1 is DRF).
-        #[arg(long)]
-        k: Option<usize>,
+        #[command(flatten)]
+        params: MechParams,
         /// When to run the LP-based check of the mechanism's defining property.
         #[arg(long, value_enum, default_value = "auto")]
         verify: VerifyMode,
@@ -152,31 +155,139 @@ fn load(path: &PathBuf) -> Result<Instance, Failure> {
     })
 }
 
+/// Mechanism parameters on the command line (each applies to some
+/// mechanisms only; a parameter given to a mechanism that ignores it is an
+/// error, not silently dropped).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MechParams {
+    /// k for kdf and kdf-online (k >= 1; k = 1 is DRF).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// kdf-online: what happens when a task does not fit: stop (Algorithm 1
+    /// as printed) or skip (retire that user and go on).
+    #[arg(long, value_enum)]
+    pub on_full: Option<OnFullArg>,
+    /// slots: slots per maximum server (S >= 1).
+    #[arg(long)]
+    pub slots: Option<u32>,
+    /// best-fit: the normalising resource of H(i, l) (a resource name;
+    /// default the first resource).
+    #[arg(long)]
+    pub normaliser: Option<String>,
+}
+
+/// `--on-full` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnFullArg {
+    /// End the allocation at the first task that does not fit.
+    Stop,
+    /// Retire the user whose task does not fit and go on.
+    Skip,
+}
+
+/// A mechanism of any family.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mech {
+    /// An exact mechanism of the max-min family.
+    Exact(Mechanism),
+    /// A whole-task heuristic.
+    Heuristic(leontief_sim::Heuristic),
+}
+
+impl Mech {
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Mech::Exact(m) => m.name(),
+            Mech::Heuristic(h) => h.name(),
+        }
+    }
+}
+
 /// Parse `--mechanism` and its parameters; unknown names and bad
-/// parameters are bad input.
-pub(crate) fn parse_mechanism(name: &str, k: Option<usize>) -> Result<Mechanism, Failure> {
+/// parameters are bad input. The Best-Fit normaliser is resolved against
+/// the instance by [`resolve_normaliser`].
+pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failure> {
+    use leontief_sim::{Heuristic, OnFull};
+    let need_k = |what: &str| -> Result<usize, Failure> {
+        match p.k {
+            None => Err(bad_input(format!(
+                "--mechanism {what} needs --k K (K >= 1; K = 1 is DRF)"
+            ))),
+            Some(0) => Err(bad_input("--k must be >= 1 (got 0; k = 1 is DRF)")),
+            Some(k) => Ok(k),
+        }
+    };
     let m = match name {
-        "drf" => Mechanism::Drf,
-        "drfh" => Mechanism::Drfh,
-        "kdf" => match k {
-            None => return Err(bad_input("--mechanism kdf needs --k K (K >= 1; K = 1 is DRF)")),
-            Some(0) => return Err(bad_input("--k must be >= 1 (got 0; k = 1 is DRF)")),
-            Some(k) => Mechanism::Kdf { k },
+        "drf" => Mech::Exact(Mechanism::Drf),
+        "drfh" => Mech::Exact(Mechanism::Drfh),
+        "kdf" => Mech::Exact(Mechanism::Kdf { k: need_k("kdf")? }),
+        "naive-drf" => Mech::Exact(Mechanism::NaiveDrf),
+        "nfc" => Mech::Exact(Mechanism::Nfc),
+        "first-fit" => Mech::Heuristic(Heuristic::FirstFit),
+        "best-fit" => Mech::Heuristic(Heuristic::BestFit { normaliser: 0 }),
+        "slots" => match p.slots {
+            None => return Err(bad_input("--mechanism slots needs --slots S (slots per maximum server, S >= 1)")),
+            Some(0) => return Err(bad_input("--slots must be >= 1 (got 0)")),
+            Some(slots) => Mech::Heuristic(Heuristic::Slots { slots }),
         },
-        "naive-drf" => Mechanism::NaiveDrf,
-        "nfc" => Mechanism::Nfc,
-        "fds" | "gfj" | "pnorm" | "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" | "first-fit"
-        | "best-fit" | "slots" | "kdf-online" => {
+        "kdf-online" => Mech::Heuristic(Heuristic::KdfOnline {
+            k: need_k("kdf-online")?,
+            on_full: match p.on_full {
+                Some(OnFullArg::Stop) | None => OnFull::Stop,
+                Some(OnFullArg::Skip) => OnFull::Skip,
+            },
+        }),
+        "fds" | "gfj" | "pnorm" | "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" => {
             return Err(bad_input(format!(
                 "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
             )))
         }
         _ => return Err(bad_input(format!("unknown mechanism {name}\n{MECHANISMS}"))),
     };
-    if k.is_some() && !matches!(m, Mechanism::Kdf { .. }) {
-        return Err(bad_input(format!("--k applies to kdf only, not {name}")));
+    let uses = |flag: &str| match flag {
+        "--k" => matches!(name, "kdf" | "kdf-online"),
+        "--on-full" => name == "kdf-online",
+        "--slots" => name == "slots",
+        _ => name == "best-fit",
+    };
+    for (flag, given) in [
+        ("--k", p.k.is_some()),
+        ("--on-full", p.on_full.is_some()),
+        ("--slots", p.slots.is_some()),
+        ("--normaliser", p.normaliser.is_some()),
+    ] {
+        if given && !uses(flag) {
+            return Err(bad_input(format!("{flag} does not apply to {name}")));
+        }
     }
     Ok(m)
+}
+
+/// Resolve `--normaliser NAME` against the instance's resources.
+pub(crate) fn resolve_normaliser(
+    m: Mech,
+    p: &MechParams,
+    instance: &Instance,
+) -> Result<Mech, Failure> {
+    match (m, &p.normaliser) {
+        (Mech::Heuristic(leontief_sim::Heuristic::BestFit { .. }), Some(name)) => {
+            let r = instance
+                .resources()
+                .iter()
+                .position(|x| x == name)
+                .ok_or_else(|| {
+                    bad_input(format!(
+                        "--normaliser {name} is not a resource of the instance ({})",
+                        instance.resources().join(", ")
+                    ))
+                })?;
+            Ok(Mech::Heuristic(leontief_sim::Heuristic::BestFit {
+                normaliser: r,
+            }))
+        }
+        (m, _) => Ok(m),
+    }
 }
 
 pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Result<Highs, Failure> {
@@ -195,17 +306,32 @@ pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Resul
 pub(crate) fn solve_one(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &Mechanism,
+    mechanism: &Mech,
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Failure> {
-    let mut a = leontief_drfh::solve(highs, instance, mechanism, &MaxMinSettings::default())
-        .map_err(|e| match e {
+    let exact = |m: &Mechanism| {
+        leontief_drfh::solve(highs, instance, m, &MaxMinSettings::default()).map_err(|e| match e {
             DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
             DrfhError::Backend(b) => Failure {
                 code: 1,
                 message: format!("the solver could not run: {b}"),
             },
-        })?;
+        })
+    };
+    let mut a = match mechanism {
+        Mech::Exact(m) => exact(m)?,
+        Mech::Heuristic(h) => {
+            let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;
+            // Always the distance to the matching exact mechanism.
+            let reference = match h {
+                leontief_sim::Heuristic::KdfOnline { k, .. } => Mechanism::Kdf { k: *k },
+                _ => Mechanism::Drfh,
+            };
+            let e = exact(&reference)?;
+            a.gap = Some(serde_json::to_value(leontief_sim::gap(instance, &a, &e)).context("gap")?);
+            a
+        }
+    };
     a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
     Ok(a)
 }
@@ -215,15 +341,16 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Solve {
             instance,
             mechanism,
-            k,
+            params,
             verify,
             time_limit,
             algorithm,
             pretty,
         } => {
-            let mech = parse_mechanism(&mechanism, k)?;
+            let mech = parse_mechanism(&mechanism, &params)?;
             let highs = backend(time_limit, algorithm)?;
             let inst = load(&instance)?;
+            let mech = resolve_normaliser(mech, &params, &inst)?;
             let a = solve_one(&highs, &inst, &mech, verify)?;
             let text = if pretty {
                 serde_json::to_string_pretty(&a)

@@ -327,3 +327,50 @@ fn validate_reports_what_it_found() {
     assert_eq!(v["classes"], 1);
     assert_eq!(v["users"], 2);
 }
+
+#[test]
+fn heuristic_parameters_are_checked() {
+    let mut f = tempfile();
+    f.1.write_all(with(U, S, R).as_bytes()).unwrap();
+    let path = f.0.to_str().unwrap().to_string();
+    for (args, msg) in [
+        (vec!["--mechanism", "slots", "--slots", "0"], "--slots"),
+        (
+            vec!["--mechanism", "best-fit", "--normaliser", "gpu"],
+            "--normaliser gpu",
+        ),
+        (
+            vec!["--mechanism", "drfh", "--slots", "4"],
+            "--slots does not apply",
+        ),
+        (
+            vec!["--mechanism", "first-fit", "--on-full", "skip"],
+            "--on-full does not apply",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+            .arg("solve")
+            .arg(&path)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+        .args([
+            "solve",
+            &path,
+            "--mechanism",
+            "best-fit",
+            "--normaliser",
+            "mem",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["gap"]["exact_mechanism"], "drfh");
+    assert_eq!(v["verification"]["ok"], true);
+}

@@ -69,6 +69,9 @@ pub struct Allocation {
     /// Remarks a reader must see (pooling, ignored fields, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Heuristics: the distance to the matching exact mechanism.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gap: Option<serde_json::Value>,
     /// The independent check of the mechanism's defining property.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<serde_json::Value>,
@@ -95,6 +98,7 @@ impl Allocation {
             explanation: Vec::new(),
             pooled: false,
             notes: Vec::new(),
+            gap: None,
             verification: None,
         }
     }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Regenerates the figures of benches/REPORT.md: the one-shot scale runs
+# (one process per size, so peak memory is per size), then criterion.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+cargo build --release -q -p leontief-benches --bin scale
+S="$CARGO_TARGET_DIR/release/scale"
+first=1
+for spec in "google 10 100" "google 100 100" "google 1000 100" \
+            "hetero 10 100" "hetero 100 100" "hetero 1000 100" \
+            "hetero 10 1000" "hetero 100 1000" "hetero 1000 1000" \
+            "hetero 10 10000" "hetero 100 10000" "hetero 1000 10000"; do
+  if [ $first = 1 ]; then timeout "${SCALE_TIMEOUT:-1800}" $S $spec || echo "| $spec | timed out or failed |"; first=0
+  else timeout "${SCALE_TIMEOUT:-1800}" $S $spec | tail -n 1 || echo "| $spec | timed out or failed |"; fi
+done
+cargo bench -p leontief-benches --bench drfh -- --noplot 2>&1 | grep -E "^drfh/|time:" | paste - - || true
