@@ -17,8 +17,9 @@
 //!   maximise theta
 //! ```
 //!
-//! A round solves the LP. An active user whose level row carries a positive
-//! dual cannot rise above the level theta* without pushing another user
+//! A round solves the LP. When the backend returns vertex solutions
+//! ([`leontief_model::LpBackend::vertex_duals`]), an active user whose level
+//! row carries a positive dual cannot rise above the level theta* without pushing another user
 //! below its own (LP duality: theta* - theta >= sum_n y_n slack_n for every
 //! feasible point, so a positive y_n forbids slack there at theta = theta*).
 //! A zero dual proves nothing under degeneracy, the normal case here, so the
@@ -348,8 +349,11 @@ pub fn lex_max_min<B: LpBackend>(
         let tol = settings.level_tolerance * t_star.max(1e-12);
         let mut blocked: Vec<usize> = Vec::new();
         let mut undecided: Vec<usize> = Vec::new();
+        // Duals decide only where they are exact (a vertex solution);
+        // otherwise every active user goes to the growth LPs.
+        let trust_duals = backend.vertex_duals();
         for n in (0..nu).filter(|&n| active[n]) {
-            if sol.row_dual[level[n].0].abs() * coef[n] > settings.dual_tolerance {
+            if trust_duals && sol.row_dual[level[n].0].abs() * coef[n] > settings.dual_tolerance {
                 blocked.push(n);
             } else {
                 undecided.push(n);

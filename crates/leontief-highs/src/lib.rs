@@ -355,6 +355,12 @@ impl LpBackend for Highs {
         NAME
     }
 
+    /// HiGHS returns basic solutions (simplex, or IPM with crossover, which
+    /// leontief never turns off).
+    fn vertex_duals(&self) -> bool {
+        true
+    }
+
     fn load(&self, problem: Problem) -> Result<HighsLp, BackendError> {
         HighsLp::load(problem, &self.settings)
     }

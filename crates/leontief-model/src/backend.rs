@@ -85,6 +85,16 @@ pub trait LpBackend {
     /// Load a problem (copying it into the native solver once).
     fn load(&self, problem: Problem) -> Result<Self::Loaded, BackendError>;
 
+    /// True when an optimal [`Solution`] is a vertex with complementary
+    /// duals (a simplex basis, or interior point followed by crossover), so
+    /// a positive dual proves its row binds in every optimum. Interior-point
+    /// answers without crossover are not: their duals are only near a
+    /// complementary pair. Default false: callers must not lean on duals
+    /// for combinatorial decisions unless the backend says so.
+    fn vertex_duals(&self) -> bool {
+        false
+    }
+
     /// Load and solve once.
     fn solve(&self, problem: Problem) -> Result<Solution, BackendError> {
         self.load(problem)?.solve()

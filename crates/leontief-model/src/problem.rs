@@ -20,18 +20,30 @@ pub enum Sense {
 
 /// The kind of a cone block over consecutive rows.
 ///
-/// Only the linear kinds exist so far; the conic layer adds second-order,
-/// exponential and power cones (issue 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A `Linear` row is the range `row_lower <= a x <= row_upper`. The rows of
+/// every other block state `s = row_upper - A x` in the cone (the
+/// convention of Clarabel; `row_lower` is ignored there), so a constant
+/// entry of the cone vector is a row with no coefficients and `row_upper`
+/// set to it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ConeKind {
     /// Plain linear ranges `row_lower <= a x <= row_upper`.
     Linear,
+    /// Second-order cone over the block's rows: ||s[1..]|| <= s[0].
+    SecondOrder,
+    /// Exponential cone, blocks of 3 rows: s1 exp(s0 / s1) <= s2, s1 > 0.
+    Exponential,
+    /// Power cone, blocks of 3 rows: s0^alpha s1^(1 - alpha) >= |s2|.
+    Power {
+        /// The exponent alpha in (0, 1).
+        alpha: f64,
+    },
 }
 
 /// A run of `len` consecutive rows, starting at `start`, of one cone kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ConeBlock {
     /// First row of the block.
     pub start: usize,
@@ -251,6 +263,29 @@ impl ProblemBuilder {
         self.p.col_lower.push(lower);
         self.p.col_upper.push(upper);
         Col(self.p.col_cost.len() - 1)
+    }
+
+    /// Declare the rows `start .. start + len` (already added) as one cone
+    /// block; rows in no block are linear.
+    ///
+    /// # Panics
+    /// If the rows were not declared or overlap an earlier block.
+    pub fn add_cone(&mut self, start: Row, len: usize, kind: ConeKind) {
+        assert!(
+            start.0 + len <= self.p.row_lower.len(),
+            "cone over undeclared rows"
+        );
+        if let Some(last) = self.p.cones.last() {
+            assert!(
+                start.0 >= last.start + last.len,
+                "cone blocks must come in row order"
+            );
+        }
+        self.p.cones.push(ConeBlock {
+            start: start.0,
+            len,
+            kind,
+        });
     }
 
     /// Add a constant to the objective.

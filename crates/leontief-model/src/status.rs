@@ -18,6 +18,12 @@ pub enum Status {
     Infeasible,
     /// Proven unbounded.
     Unbounded,
+    /// An infeasibility certificate, but only to reduced accuracy
+    /// (Clarabel's "almost primal infeasible").
+    InfeasibleReducedAccuracy,
+    /// An unboundedness certificate, but only to reduced accuracy
+    /// (Clarabel's "almost dual infeasible").
+    UnboundedReducedAccuracy,
     /// The backend proved that the problem is infeasible *or* unbounded but
     /// not which one. Never reported as either.
     InfeasibleOrUnbounded,
@@ -48,6 +54,8 @@ impl Status {
             Status::ReducedAccuracy => "reduced_accuracy",
             Status::Infeasible => "infeasible",
             Status::Unbounded => "unbounded",
+            Status::InfeasibleReducedAccuracy => "infeasible_reduced_accuracy",
+            Status::UnboundedReducedAccuracy => "unbounded_reduced_accuracy",
             Status::InfeasibleOrUnbounded => "infeasible_or_unbounded",
             Status::TimeLimit => "time_limit",
             Status::IterationLimit => "iteration_limit",
@@ -109,6 +117,8 @@ mod tests {
             Status::ReducedAccuracy,
             Status::Infeasible,
             Status::Unbounded,
+            Status::InfeasibleReducedAccuracy,
+            Status::UnboundedReducedAccuracy,
             Status::InfeasibleOrUnbounded,
             Status::TimeLimit,
             Status::IterationLimit,
