@@ -48,6 +48,14 @@ impl Case {
             },
             slots: p["slots"].as_u64().map(|s| s as u32),
             normaliser: p["normaliser"].as_str().map(str::to_string),
+            beta: p["beta"].as_f64(),
+            lambda: p["lambda"].as_f64(),
+            alpha: p["alpha"].as_f64(),
+            p: match &p["p"] {
+                serde_json::Value::Null => None,
+                serde_json::Value::String(s) => Some(s.clone()),
+                v => Some(v.to_string()),
+            },
         }
     }
 }

@@ -30,7 +30,11 @@ Mechanisms (--mechanism):
   slots      Slots scheduler: --slots S per maximum server, fair share of slots (000, Sec. VI, Table II)
   kdf-online online k-DF, Algorithm 1 on whole tasks, --k K --on-full stop|skip (001, Sec. IV-D)
   (heuristics also print `gap`: their distance to exact DRFH, or to exact k-DF for kdf-online)
-Planned (not in this build): fds, gfj, pnorm (002), bbf-eg, bbf-ode, enumerate-bbf (003), psdsf, vds, tsf (004).";
+  fds        FDS f_{beta,lambda} on dominant shares: --beta B [--lambda L] or --alpha A (002; cone programs on Clarabel)
+  gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
+  pnorm      the p-norm family (19): --p P and the same parameters (002)
+  (fds/gfj/pnorm solve the alpha-fair line and regions A and B; region N is refused in this build)
+Planned (not in this build): bbf-eg, bbf-ode, enumerate-bbf (003), psdsf, vds, tsf (004).";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -174,6 +178,19 @@ pub struct MechParams {
     /// default the first resource).
     #[arg(long)]
     pub normaliser: Option<String>,
+    /// fds, gfj, pnorm: beta of f_{beta,lambda}.
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// fds, gfj, pnorm: lambda (default (1-beta)/beta, the alpha-fair line).
+    #[arg(long)]
+    pub lambda: Option<f64>,
+    /// fds, gfj, pnorm: the alpha-fair member, beta = alpha and
+    /// lambda = (1-alpha)/alpha; alpha = 1 is proportional fairness.
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// pnorm: p >= 1, or inf (p = inf is FDS).
+    #[arg(long)]
+    pub p: Option<String>,
 }
 
 /// `--on-full` values.
@@ -192,6 +209,17 @@ pub enum Mech {
     Exact(Mechanism),
     /// A whole-task heuristic.
     Heuristic(leontief_sim::Heuristic),
+    /// A fairness-efficiency family member on the conic layer.
+    Conic {
+        /// FDS, GFJ or p-norm.
+        family: leontief_fds::Family,
+        /// beta (= alpha on the line).
+        beta: f64,
+        /// lambda.
+        lambda: f64,
+        /// Given as --alpha (the alpha-fair form, which includes alpha = 1).
+        alpha_form: bool,
+    },
 }
 
 impl Mech {
@@ -200,6 +228,7 @@ impl Mech {
         match self {
             Mech::Exact(m) => m.name(),
             Mech::Heuristic(h) => h.name(),
+            Mech::Conic { family, .. } => family.name(),
         }
     }
 }
@@ -238,7 +267,39 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                 Some(OnFullArg::Skip) => OnFull::Skip,
             },
         }),
-        "fds" | "gfj" | "pnorm" | "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" => {
+        "fds" | "gfj" | "pnorm" => {
+            let family = match name {
+                "fds" => leontief_fds::Family::Fds,
+                "gfj" => leontief_fds::Family::Gfj,
+                _ => match p.p.as_deref() {
+                    None => return Err(bad_input("--mechanism pnorm needs --p P (P >= 1, or inf)")),
+                    Some("inf") => leontief_fds::Family::PNorm(f64::INFINITY),
+                    Some(v) => match v.parse::<f64>() {
+                        Ok(x) if x >= 1.0 && x.is_finite() => leontief_fds::Family::PNorm(x),
+                        _ => return Err(bad_input(format!("--p {v}: must be a number >= 1, or inf"))),
+                    },
+                },
+            };
+            match (p.alpha, p.beta) {
+                (Some(_), Some(_)) => return Err(bad_input("give --alpha or --beta [--lambda], not both")),
+                (Some(a), None) => {
+                    if p.lambda.is_some() {
+                        return Err(bad_input("--lambda does not apply with --alpha (the line fixes lambda = (1-alpha)/alpha)"));
+                    }
+                    if !(a.is_finite() && a > 0.0) {
+                        return Err(bad_input(format!("--alpha {a}: must be finite and > 0")));
+                    }
+                    Mech::Conic { family, beta: a, lambda: (1.0 - a) / a, alpha_form: true }
+                }
+                (None, Some(b)) => {
+                    let lambda = p.lambda.unwrap_or((1.0 - b) / b);
+                    leontief_fds::classify(b, lambda).map_err(|e| bad_input(e.to_string()))?;
+                    Mech::Conic { family, beta: b, lambda, alpha_form: false }
+                }
+                (None, None) => return Err(bad_input(format!("--mechanism {name} needs --beta B [--lambda L] or --alpha A"))),
+            }
+        }
+        "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" => {
             return Err(bad_input(format!(
                 "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
             )))
@@ -249,6 +310,8 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "--k" => matches!(name, "kdf" | "kdf-online"),
         "--on-full" => name == "kdf-online",
         "--slots" => name == "slots",
+        "--beta" | "--lambda" | "--alpha" => matches!(name, "fds" | "gfj" | "pnorm"),
+        "--p" => name == "pnorm",
         _ => name == "best-fit",
     };
     for (flag, given) in [
@@ -256,6 +319,10 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         ("--on-full", p.on_full.is_some()),
         ("--slots", p.slots.is_some()),
         ("--normaliser", p.normaliser.is_some()),
+        ("--beta", p.beta.is_some()),
+        ("--lambda", p.lambda.is_some()),
+        ("--alpha", p.alpha.is_some()),
+        ("--p", p.p.is_some()),
     ] {
         if given && !uses(flag) {
             return Err(bad_input(format!("{flag} does not apply to {name}")));
@@ -320,6 +387,26 @@ pub(crate) fn solve_one(
     };
     let mut a = match mechanism {
         Mech::Exact(m) => exact(m)?,
+        Mech::Conic {
+            family,
+            beta,
+            lambda,
+            alpha_form,
+        } => {
+            let clarabel = leontief_clarabel::Clarabel::default();
+            let r = if *alpha_form {
+                leontief_fds::solve_alpha(&clarabel, instance, *family, *beta)
+            } else {
+                leontief_fds::solve(&clarabel, instance, *family, *beta, *lambda)
+            };
+            r.map_err(|e| match e {
+                leontief_fds::FdsError::Refused(m) => bad_input(m),
+                leontief_fds::FdsError::Backend(b) => Failure {
+                    code: 1,
+                    message: format!("the solver could not run: {b}"),
+                },
+            })?
+        }
         Mech::Heuristic(h) => {
             let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;
             // Always the distance to the matching exact mechanism.

@@ -31,6 +31,44 @@ pub fn verify(
     let mechanism = match mechanism {
         Mech::Exact(m) => m,
         Mech::Heuristic(_) => return Ok(verify_whole(instance, a)),
+        Mech::Conic {
+            family,
+            beta,
+            lambda,
+            alpha_form,
+        } => {
+            if !a.status.has_solution() {
+                return Ok(
+                    json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
+                );
+            }
+            let feas = audit::feasibility(
+                instance,
+                &a.user_tasks,
+                &a.tasks,
+                true,
+                &AuditTolerance::default(),
+            );
+            // The trivial case beta = 1 (not the alpha form) maximises S.
+            let (b, l) = if *beta == 1.0 && !*alpha_form {
+                (1.0, 0.0)
+            } else {
+                (*beta, *lambda)
+            };
+            let gap = if *beta == 1.0 && *alpha_form {
+                // alpha = 1: M = sum w log s; grad_n = w_n / x_n.
+                leontief_fds::frank_wolfe_gap_log(backend, instance, &a.user_tasks)
+            } else {
+                leontief_fds::frank_wolfe_gap(backend, instance, *family, &a.user_tasks, b, l)
+            };
+            let gap = gap.map_err(|e| anyhow::anyhow!(e.to_string()))?;
+            return Ok(json!({
+                "property": "first-order optimality: Frank-Wolfe gap max_{x' feasible} grad M(x).(x'-x), relative to max(1,|M|) (an LP on HiGHS from the output alone)",
+                "feasibility": feas,
+                "frank_wolfe_gap": gap,
+                "ok": feas.ok && gap <= 1e-6,
+            }));
+        }
     };
     let tol = AuditTolerance::default();
     if !a.status.has_solution() {

@@ -1,0 +1,862 @@
+//! The fairness-efficiency families of Joe-Wong, Sen, Lan and Chiang (002)
+//! as cone programs (`docs/mechanisms.md`, "Fairness-efficiency families").
+//!
+//! Shares s_n = omega_n x_n with omega_n = mu_n (FDS), 1 (GFJ) or
+//! ||gamma_n||_p with gamma_{n,r} = D_{n,r} / C_r (the p-norm family (19);
+//! p = inf is FDS). With U = sum_n w_n s_n^(1-beta) (weights default 1, as
+//! in the paper), S = sum_n s_n and kappa = lambda - (1-beta)/beta, the
+//! merit M = sgn(1-beta) [(1/beta) log U + kappa log S] is maximised over
+//! the allocations (per-server capacity rows, caps, placement):
+//!
+//! | region | (beta, lambda) | program |
+//! |---|---|---|
+//! | alpha-fair line | lambda = (1-beta)/beta, alpha = beta | max sum w_n s_n^(1-alpha)/(1-alpha): power cones (t <= s^(1-alpha) for alpha < 1, t >= s^(1-alpha) for alpha > 1); alpha = 1: max sum w_n log s_n, exponential cones |
+//! | A | 0 < beta < 1, lambda > (1-beta)/beta | max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
+//! | B | beta > 1, lambda < (1-beta)/beta | min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
+//! | N | the rest of the non-degenerate plane | not concave: global 1-D search over S (not in this build: refused) |
+//! | degenerate | sgn(1-beta) lambda < 0 | no maximiser: refused |
+//! | scale-free | lambda = 0 | maximisers form a ray: refused |
+//! | trivial | beta = 1 | f = N S^lambda: maximise S (an LP), said in the output |
+//!
+//! Shares are divided by one common constant (the largest share a user
+//! reaches alone) so they lie in (0, 1]: M changes by a constant, the
+//! maximiser does not, and the cones stay well scaled.
+//!
+//! Every answer carries a certificate computed from the allocation alone:
+//! the Frank-Wolfe gap max_{x' feasible} grad M(x) . (x' - x), one LP. Where
+//! M is concave (the line, region A) it bounds M* - M(x); in region B it is
+//! the stationarity (KKT) residual of a program that is convex in log s.
+#![deny(missing_docs)]
+
+use leontief_core::{Allocation, Instance, ResourceId, ServerId};
+use leontief_model::{BackendError, ConeKind, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
+use std::time::Instant;
+
+const INF: f64 = f64::INFINITY;
+
+/// Which share the family uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Family {
+    /// Dominant shares: omega_n = mu_n.
+    Fds,
+    /// Tasks: omega_n = 1.
+    Gfj,
+    /// omega_n = ||gamma_n||_p (p >= 1, or infinity).
+    PNorm(f64),
+}
+
+impl Family {
+    /// The command-line name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Family::Fds => "fds",
+            Family::Gfj => "gfj",
+            Family::PNorm(_) => "pnorm",
+        }
+    }
+}
+
+/// Where (beta, lambda) lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Region {
+    /// lambda = (1-beta)/beta.
+    AlphaFair,
+    /// 0 < beta < 1, lambda > (1-beta)/beta.
+    A,
+    /// beta > 1, lambda < (1-beta)/beta.
+    B,
+    /// Not quasi-concave in general.
+    N,
+}
+
+/// A parameter choice leontief refuses, or a region not built yet.
+#[derive(Debug, thiserror::Error)]
+pub enum FdsError {
+    /// Refused parameters, with the reason.
+    #[error("{0}")]
+    Refused(String),
+    /// The backend could not run.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+/// Classify (beta, lambda); refuse the degenerate, scale-free and invalid
+/// choices with the reason. beta = 1 is [`Classified::Trivial`].
+pub fn classify(beta: f64, lambda: f64) -> Result<Classified, FdsError> {
+    if !beta.is_finite() || !lambda.is_finite() {
+        return Err(FdsError::Refused(format!(
+            "--beta {beta} --lambda {lambda}: both must be finite"
+        )));
+    }
+    if beta == 0.0 {
+        return Err(FdsError::Refused(
+            "--beta 0: f_{beta,lambda} is undefined at beta = 0 (it divides by beta)".into(),
+        ));
+    }
+    if beta == 1.0 {
+        return Ok(Classified::Trivial);
+    }
+    if lambda == 0.0 {
+        return Err(FdsError::Refused(format!(
+            "--beta {beta} --lambda 0 is scale-free: f is constant along rays, so its maximisers form a ray and none is singled out"
+        )));
+    }
+    let sgn = if beta < 1.0 { 1.0 } else { -1.0 };
+    if sgn * lambda < 0.0 {
+        return Err(FdsError::Refused(format!(
+            "--beta {beta} --lambda {lambda} is degenerate: sgn(1-beta) lambda < 0, so f grows without bound as the allocation shrinks to 0 and has no maximiser"
+        )));
+    }
+    let line = (1.0 - beta) / beta;
+    let region = if (lambda - line).abs() <= 1e-12 * line.abs().max(1.0) {
+        Region::AlphaFair
+    } else if beta > 0.0 && beta < 1.0 && lambda > line {
+        Region::A
+    } else if beta > 1.0 && lambda < line {
+        Region::B
+    } else {
+        Region::N
+    };
+    Ok(Classified::Region(region))
+}
+
+/// The outcome of [`classify`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Classified {
+    /// beta = 1.
+    Trivial,
+    /// A region.
+    Region(Region),
+}
+
+/// omega_n for each user.
+pub fn omega(instance: &Instance, family: Family) -> Vec<f64> {
+    let cap = instance.total_capacity();
+    instance
+        .user_ids()
+        .map(|n| match family {
+            Family::Fds => instance.mu(n),
+            Family::Gfj => 1.0,
+            Family::PNorm(p) => {
+                let g: Vec<f64> = instance
+                    .user(n)
+                    .demand
+                    .iter()
+                    .zip(cap)
+                    .filter(|(&d, _)| d > 0.0)
+                    .map(|(&d, &c)| if c > 0.0 { d / c } else { INF })
+                    .collect();
+                if p.is_infinite() {
+                    g.iter().copied().fold(0.0, f64::max)
+                } else {
+                    g.iter().map(|x| x.powf(p)).sum::<f64>().powf(1.0 / p)
+                }
+            }
+        })
+        .collect()
+}
+
+/// The allocation polytope: x_{n,i} columns, capacity rows, caps.
+struct Poly {
+    b: ProblemBuilder,
+    cols: Vec<Vec<(ServerId, leontief_model::Col)>>,
+}
+
+fn polytope(instance: &Instance, sense: Sense) -> Poly {
+    let (m, k) = (instance.num_resources(), instance.num_entries());
+    let mut b = ProblemBuilder::new(sense);
+    let cap: Vec<Row> = (0..k * m)
+        .map(|j| {
+            b.add_row(
+                -INF,
+                instance.class_capacity(ServerId(j / m), ResourceId(j % m)),
+            )
+        })
+        .collect();
+    let caps: Vec<Option<Row>> = instance
+        .users()
+        .iter()
+        .map(|u| u.tasks.map(|t| b.add_row(-INF, t)))
+        .collect();
+    Poly {
+        b,
+        cols: Vec::new(),
+    }
+    .with_columns(instance, &cap, &caps)
+}
+
+impl Poly {
+    fn with_columns(mut self, instance: &Instance, cap: &[Row], caps: &[Option<Row>]) -> Poly {
+        let m = instance.num_resources();
+        for n in instance.user_ids() {
+            let d = &instance.user(n).demand;
+            let mut mine = Vec::new();
+            for i in instance.server_ids().filter(|&i| instance.can_run_on(n, i)) {
+                let e = (0..m)
+                    .filter(|&r| d[r] > 0.0)
+                    .map(|r| (cap[i.0 * m + r], d[r]))
+                    .chain(caps[n.0].map(|row| (row, 1.0)));
+                mine.push((i, self.b.add_col(0.0, 0.0, INF, e)));
+            }
+            self.cols.push(mine);
+        }
+        self
+    }
+}
+
+/// Solve the family at (beta, lambda) on a conic backend (Clarabel).
+pub fn solve<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    beta: f64,
+    lambda: f64,
+) -> Result<Allocation, FdsError> {
+    let region = match classify(beta, lambda)? {
+        Classified::Trivial => None,
+        Classified::Region(Region::N) => {
+            return Err(FdsError::Refused(format!(
+                "--beta {beta} --lambda {lambda} lies in region N (not concave, two local maxima can exist): \
+                 the global search over S that solves it is not in this build"
+            )))
+        }
+        Classified::Region(r) => Some(r),
+    };
+    solve_program(backend, instance, family, beta, lambda, region)
+}
+
+/// The alpha-fair member (beta = alpha, lambda = (1-alpha)/alpha), alpha >
+/// 0; alpha = 1 is proportional fairness, max sum w_n log s_n (the limit of
+/// the line as beta -> 1, which beta = 1 itself is not).
+pub fn solve_alpha<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    alpha: f64,
+) -> Result<Allocation, FdsError> {
+    if !alpha.is_finite() || alpha <= 0.0 {
+        return Err(FdsError::Refused(format!(
+            "--alpha {alpha}: must be finite and > 0"
+        )));
+    }
+    solve_program(
+        backend,
+        instance,
+        family,
+        alpha,
+        (1.0 - alpha) / alpha,
+        Some(Region::AlphaFair),
+    )
+}
+
+fn solve_program<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    beta: f64,
+    lambda: f64,
+    region: Option<Region>,
+) -> Result<Allocation, FdsError> {
+    let t0 = Instant::now();
+    let nu = instance.num_users();
+    let om = omega(instance, family);
+    // Common scale: the largest share a user reaches alone is 1.
+    let alone: Vec<f64> = instance
+        .user_ids()
+        .map(|n| {
+            let g: f64 = instance.server_ids().map(|i| instance.gamma(n, i)).sum();
+            om[n.0] * g.min(instance.user(n).tasks.unwrap_or(INF))
+        })
+        .collect();
+    let scale = alone
+        .iter()
+        .copied()
+        .filter(|a| a.is_finite() && *a > 0.0)
+        .fold(0.0, f64::max);
+    if scale == 0.0 {
+        return Err(FdsError::Refused(
+            "no user can run anywhere: every allocation is zero".into(),
+        ));
+    }
+    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let runnable: Vec<bool> = (0..nu)
+        .map(|n| alone[n] > 0.0 && alone[n].is_finite())
+        .collect();
+    let mut poly = polytope(instance, Sense::Maximise);
+    let xcols = std::mem::take(&mut poly.cols);
+    let mut b = poly.b;
+    let om_s: Vec<f64> = om.iter().map(|o| o / scale).collect();
+    // Cone blocks: rows first, then the columns that use them.
+    let method: &str;
+    let mut s_rows: Vec<Option<Row>> = vec![None; nu]; // rows holding -s~_n
+    let mut total_s_row: Option<Row> = None; // row holding -S~
+    match region {
+        None => {
+            method = "beta = 1 is trivial: f = N S^lambda, so leontief maximises S (an LP)";
+        }
+        Some(Region::AlphaFair) => {
+            let alpha = beta;
+            for n in (0..nu).filter(|&n| runnable[n]) {
+                if alpha < 1.0 {
+                    // (s~, 1, t) in K_pow(1-alpha): t <= s~^(1-alpha).
+                    let r0 = b.add_row(-INF, 0.0);
+                    b.add_row(-INF, 1.0);
+                    let r2 = b.add_row(-INF, 0.0);
+                    b.add_cone(r0, 3, ConeKind::Power { alpha: 1.0 - alpha });
+                    s_rows[n] = Some(r0);
+                    b.add_col(w[n] / (1.0 - alpha), -INF, INF, [(r2, -1.0)]);
+                } else if alpha > 1.0 {
+                    // (t, s~, 1) in K_pow(1/alpha): t >= s~^(1-alpha).
+                    let r0 = b.add_row(-INF, 0.0);
+                    let r1 = b.add_row(-INF, 0.0);
+                    b.add_row(-INF, 1.0);
+                    b.add_cone(r0, 3, ConeKind::Power { alpha: 1.0 / alpha });
+                    s_rows[n] = Some(r1);
+                    b.add_col(-w[n] / (alpha - 1.0), -INF, INF, [(r0, -1.0)]);
+                } else {
+                    // (u, 1, s~) in K_exp: u <= log s~.
+                    let r0 = b.add_row(-INF, 0.0);
+                    b.add_row(-INF, 1.0);
+                    let r2 = b.add_row(-INF, 0.0);
+                    b.add_cone(r0, 3, ConeKind::Exponential);
+                    s_rows[n] = Some(r2);
+                    b.add_col(w[n], -INF, INF, [(r0, -1.0)]);
+                }
+            }
+            method = if alpha < 1.0 {
+                "alpha-fair line: max sum w s^(1-alpha)/(1-alpha), power cones"
+            } else if alpha > 1.0 {
+                "alpha-fair line: min sum w s^(1-alpha)/(alpha-1), power cones"
+            } else {
+                "alpha = 1, proportional fairness: max sum w log s, exponential cones"
+            };
+        }
+        Some(Region::A) => {
+            let theta = 1.0 / (beta * (1.0 + lambda));
+            let mut ts = Vec::new();
+            for n in (0..nu).filter(|&n| runnable[n]) {
+                let r0 = b.add_row(-INF, 0.0);
+                b.add_row(-INF, 1.0);
+                let r2 = b.add_row(-INF, 0.0);
+                b.add_cone(r0, 3, ConeKind::Power { alpha: 1.0 - beta });
+                s_rows[n] = Some(r0);
+                ts.push((n, r2));
+            }
+            // z <= U^theta S^(1-theta): (U, S, z) in K_pow(theta).
+            let u0 = b.add_row(-INF, 0.0);
+            let u1 = b.add_row(-INF, 0.0);
+            let u2 = b.add_row(-INF, 0.0);
+            b.add_cone(u0, 3, ConeKind::Power { alpha: theta });
+            total_s_row = Some(u1);
+            for (n, r2) in ts {
+                b.add_col(0.0, -INF, INF, [(r2, -1.0), (u0, -w[n])]);
+            }
+            b.add_col(1.0, -INF, INF, [(u2, -1.0)]);
+            method = "region A: max z, z <= U^theta S^(1-theta), power cones";
+        }
+        Some(Region::B) => {
+            let kappa = lambda - (1.0 - beta) / beta;
+            let lin = b.add_row(-INF, 1.0); // sum w v <= 1
+            let mut per = Vec::new();
+            for n in (0..nu).filter(|&n| runnable[n]) {
+                // y <= log s~: (y, 1, s~) in K_exp.
+                let a0 = b.add_row(-INF, 0.0);
+                b.add_row(-INF, 1.0);
+                let a2 = b.add_row(-INF, 0.0);
+                b.add_cone(a0, 3, ConeKind::Exponential);
+                s_rows[n] = Some(a2);
+                // v >= exp((1-beta) y - z): ((1-beta) y - z, 1, v) in K_exp.
+                let c0 = b.add_row(-INF, 0.0);
+                b.add_row(-INF, 1.0);
+                let c2 = b.add_row(-INF, 0.0);
+                b.add_cone(c0, 3, ConeKind::Exponential);
+                per.push((n, a0, c0, c2));
+            }
+            // b <= log S~: (b, 1, S~) in K_exp.
+            let d0 = b.add_row(-INF, 0.0);
+            b.add_row(-INF, 1.0);
+            let d2 = b.add_row(-INF, 0.0);
+            b.add_cone(d0, 3, ConeKind::Exponential);
+            total_s_row = Some(d2);
+            let c0s: Vec<(Row, f64)> = per.iter().map(|p| (p.2, 1.0)).collect();
+            for &(n, a0, c0, c2) in &per {
+                b.add_col(0.0, -INF, INF, [(a0, -1.0), (c0, -(1.0 - beta))]);
+                b.add_col(0.0, 0.0, INF, [(lin, w[n]), (c2, -1.0)]);
+            }
+            b.add_col(-1.0 / beta, -INF, INF, c0s);
+            b.add_col(-kappa, -INF, INF, [(d0, -1.0)]);
+            method = "region B: min z/beta + kappa b with exponential cones (log-sum-exp of (1-beta) log s)";
+        }
+        Some(Region::N) => unreachable!("refused above"),
+    }
+    let problem = {
+        // Attach the share coefficients to the x columns: rebuild columns
+        // in one pass with their cone-row entries.
+        let mut p = b.build();
+        add_share_entries(&mut p, &xcols, &om_s, &s_rows, total_s_row);
+        if region.is_none() {
+            for n in 0..nu {
+                for &(_, c) in &xcols[n] {
+                    p.col_cost[c.0] = om_s[n];
+                }
+            }
+        }
+        p
+    };
+    let build = t0.elapsed().as_secs_f64();
+    let mut lp = backend.load(problem)?;
+    let sol = lp.solve()?;
+    let k = instance.num_entries();
+    let mut a = if sol.status.has_solution() {
+        let mut tasks = vec![vec![0.0; k]; nu];
+        for n in 0..nu {
+            for &(i, c) in &xcols[n] {
+                tasks[n][i.0] = sol.x[c.0].max(0.0);
+            }
+        }
+        Allocation::new(instance, family.name(), sol.status, tasks)
+    } else {
+        Allocation::empty(instance, family.name(), sol.status)
+    };
+    if a.status.has_solution() {
+        let obj = match region {
+            None => Objective::Linear,
+            Some(Region::AlphaFair) if beta == 1.0 => Objective::Log,
+            Some(_) => Objective::Merit(beta, lambda),
+        };
+        if let Some(x) = polish(instance, &om, obj, &a.tasks) {
+            let status = a.status;
+            a = Allocation::new(instance, family.name(), status, x);
+            a.notes
+                .push("Newton-polished on the KKT system of the active set".into());
+        } else {
+            a.notes.push("not polished (the active-set Newton step did not certify): interior-point accuracy, about 1e-5 relative".into());
+        }
+    }
+    a.backend_status = Some(sol.raw_status.clone());
+    a.build_seconds = build;
+    a.solve_seconds = sol.seconds;
+    a.notes.push(format!(
+        "region {}; method: {method}",
+        match region {
+            None => "trivial (beta = 1)".to_string(),
+            Some(r) => serde_json::to_value(r)
+                .map(|v| v.as_str().unwrap_or("?").to_string())
+                .unwrap_or_default(),
+        }
+    ));
+    if instance.users().iter().any(|u| u.weight != 1.0) {
+        a.notes
+            .push("weights enter as U = sum_n w_n s_n^(1-beta) (the paper has none)".into());
+    }
+    if a.status.has_solution() {
+        a.objective = Some(merit(
+            &om,
+            &w,
+            &a.user_tasks,
+            beta,
+            lambda,
+            region.is_none(),
+        ));
+    }
+    Ok(a)
+}
+
+/// Put the share coefficients -omega~_n on the x columns in the rows that
+/// hold -s~_n, and on every x column in the row holding -S~. Columns are
+/// rebuilt in one pass (entries stay sorted: those rows come after the
+/// capacity and cap rows the columns already use).
+fn add_share_entries(
+    p: &mut leontief_model::Problem,
+    xcols: &[Vec<(ServerId, leontief_model::Col)>],
+    om_s: &[f64],
+    s_rows: &[Option<Row>],
+    total: Option<Row>,
+) {
+    let mut extra: Vec<Vec<(usize, f64)>> = vec![Vec::new(); p.num_cols()];
+    for (n, cols) in xcols.iter().enumerate() {
+        for &(_, c) in cols {
+            if let Some(r) = s_rows[n] {
+                extra[c.0].push((r.0, -om_s[n]));
+            }
+            if let Some(r) = total {
+                extra[c.0].push((r.0, -om_s[n]));
+            }
+            extra[c.0].sort_by_key(|e| e.0);
+        }
+    }
+    let mut start = Vec::with_capacity(p.num_cols() + 1);
+    let mut index = Vec::with_capacity(p.a_index.len());
+    let mut value = Vec::with_capacity(p.a_value.len());
+    start.push(0);
+    for j in 0..p.num_cols() {
+        let mut col: Vec<(usize, f64)> = (p.a_start[j]..p.a_start[j + 1])
+            .map(|k| (p.a_index[k], p.a_value[k]))
+            .collect();
+        col.extend(extra[j].iter().copied());
+        col.sort_by_key(|e| e.0);
+        for (r, v) in col {
+            index.push(r);
+            value.push(v);
+        }
+        start.push(index.len());
+    }
+    p.a_start = start;
+    p.a_index = index;
+    p.a_value = value;
+}
+
+/// The merit M at user totals x (trivial: S).
+pub fn merit(om: &[f64], w: &[f64], x: &[f64], beta: f64, lambda: f64, trivial: bool) -> f64 {
+    let s: Vec<f64> = x.iter().zip(om).map(|(x, o)| x * o).collect();
+    let big_s: f64 = s.iter().sum();
+    if trivial {
+        return big_s;
+    }
+    let u: f64 = s.iter().zip(w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
+    let kappa = lambda - (1.0 - beta) / beta;
+    let sgn = if beta < 1.0 { 1.0 } else { -1.0 };
+    sgn * (u.ln() / beta + kappa * big_s.ln())
+}
+
+/// dM/dx_n at user totals x.
+pub fn gradient(
+    om: &[f64],
+    w: &[f64],
+    x: &[f64],
+    beta: f64,
+    lambda: f64,
+    trivial: bool,
+) -> Vec<f64> {
+    let s: Vec<f64> = x.iter().zip(om).map(|(x, o)| x * o).collect();
+    let big_s: f64 = s.iter().sum();
+    if trivial {
+        return om.to_vec();
+    }
+    let u: f64 = s.iter().zip(w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
+    let kappa = lambda - (1.0 - beta) / beta;
+    let sgn = if beta < 1.0 { 1.0 } else { -1.0 };
+    s.iter()
+        .zip(om)
+        .zip(w)
+        .map(|((&sn, &o), &wn)| {
+            let ds = if sn > 0.0 {
+                (1.0 - beta) / beta * wn * sn.powf(-beta) / u + kappa / big_s
+            } else {
+                INF
+            };
+            sgn * ds * o
+        })
+        .collect()
+}
+
+/// The Frank-Wolfe gap max_{x' feasible} grad M(x) . (x' - x), relative to
+/// max(1, |M(x)|) (see the crate docs), by one LP on `backend`.
+pub fn frank_wolfe_gap<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    x: &[f64],
+    beta: f64,
+    lambda: f64,
+) -> Result<f64, FdsError> {
+    let trivial = beta == 1.0;
+    let om = omega(instance, family);
+    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let g = gradient(&om, &w, x, beta, lambda, trivial);
+    if g.iter().any(|v| !v.is_finite()) {
+        // A user at zero with an infinite marginal: not stationary unless
+        // it cannot run at all.
+        let stuck = instance.user_ids().any(|n| {
+            !g[n.0].is_finite() && instance.server_ids().any(|i| instance.can_run_on(n, i))
+        });
+        return Ok(if stuck { INF } else { 0.0 });
+    }
+    let mut poly = polytope(instance, Sense::Maximise);
+    let cols = std::mem::take(&mut poly.cols);
+    let mut p = poly.b.build();
+    for (n, mine) in cols.iter().enumerate() {
+        for &(_, c) in mine {
+            p.col_cost[c.0] = g[n];
+        }
+    }
+    let s = backend.solve(p)?;
+    if !s.status.has_solution() {
+        return Err(FdsError::Refused(format!(
+            "the Frank-Wolfe LP ended {}",
+            s.status
+        )));
+    }
+    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g * x).sum();
+    let m = merit(&om, &w, x, beta, lambda, trivial);
+    Ok((s.objective - at_x).max(0.0) / m.abs().max(1.0))
+}
+
+/// The Frank-Wolfe gap for alpha = 1 (M = sum_n w_n log x_n up to a
+/// constant), relative to max(1, |M|).
+pub fn frank_wolfe_gap_log<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    x: &[f64],
+) -> Result<f64, FdsError> {
+    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let runnable: Vec<bool> = instance
+        .user_ids()
+        .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
+        .collect();
+    if instance.user_ids().any(|n| runnable[n.0] && x[n.0] <= 0.0) {
+        return Ok(INF);
+    }
+    let g: Vec<f64> = (0..x.len())
+        .map(|n| if runnable[n] { w[n] / x[n] } else { 0.0 })
+        .collect();
+    let mut poly = polytope(instance, Sense::Maximise);
+    let cols = std::mem::take(&mut poly.cols);
+    let mut p = poly.b.build();
+    for (n, mine) in cols.iter().enumerate() {
+        for &(_, c) in mine {
+            p.col_cost[c.0] = g[n];
+        }
+    }
+    let s = backend.solve(p)?;
+    if !s.status.has_solution() {
+        return Err(FdsError::Refused(format!(
+            "the Frank-Wolfe LP ended {}",
+            s.status
+        )));
+    }
+    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g * x).sum();
+    let m: f64 = (0..x.len())
+        .filter(|&n| runnable[n])
+        .map(|n| w[n] * x[n].ln())
+        .sum();
+    Ok((s.objective - at_x).max(0.0) / m.abs().max(1.0))
+}
+
+/// The objective whose stationarity the polish solves.
+#[derive(Debug, Clone, Copy)]
+enum Objective {
+    /// The merit M at (beta, lambda).
+    Merit(f64, f64),
+    /// sum_n w_n log s_n (alpha = 1).
+    Log,
+    /// S (beta = 1, trivial): linear, nothing to polish.
+    Linear,
+}
+
+fn objective_gradient(obj: Objective, om: &[f64], w: &[f64], x: &[f64]) -> Vec<f64> {
+    match obj {
+        Objective::Merit(b, l) => gradient(om, w, x, b, l, false),
+        Objective::Log => x.iter().zip(w).map(|(x, w)| w / x).collect(),
+        Objective::Linear => om.to_vec(),
+    }
+}
+
+/// Newton polish of an interior-point answer on the KKT system of its
+/// active set, for any number of servers.
+///
+/// From the interior-point answer take the positive columns x_c (c = (n, i),
+/// x_{n,i} > 1e-7 x_n) and the tight rows rho (capacity rows (i, r) and cap
+/// rows, activity >= (1 - 1e-6) bound). Solve
+///
+/// ```text
+///   grad_n M(X) - sum_{rho tight} a_{rho,c} p_rho = 0   for every positive c
+///   (sum_c a_{rho,c} x_c - b_rho) / b_rho = 0           for every tight rho
+/// ```
+///
+/// (X the user totals) by Newton with minimum-norm steps (SVD), since the
+/// split over servers is not unique. The Jacobian of the gradient in X comes
+/// from central differences of the analytic gradient. The polished point is
+/// kept only if it is feasible for every row, non-negative, has p >= 0 and
+/// a residual below 1e-10; otherwise the answer is left as is. Returns the
+/// polished x_{n,i}, or `None`.
+fn polish(
+    instance: &Instance,
+    om: &[f64],
+    obj: Objective,
+    tasks: &[Vec<f64>],
+) -> Option<Vec<Vec<f64>>> {
+    if matches!(obj, Objective::Linear) {
+        return None;
+    }
+    // The interior point leaves small positive values on columns that are 0
+    // at the optimum: try looser thresholds for "positive" and "tight" until
+    // one active set certifies.
+    [1e-7, 1e-5, 1e-3]
+        .iter()
+        .find_map(|&th| polish_at(instance, om, obj, tasks, th))
+}
+
+fn polish_at(
+    instance: &Instance,
+    om: &[f64],
+    obj: Objective,
+    tasks: &[Vec<f64>],
+    threshold: f64,
+) -> Option<Vec<Vec<f64>>> {
+    use nalgebra::{DMatrix, DVector};
+    let users = instance.users();
+    let (nu, m) = (users.len(), instance.num_resources());
+    let w: Vec<f64> = users.iter().map(|u| u.weight).collect();
+    let totals: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    // Positive columns.
+    let cols: Vec<(usize, usize)> = (0..nu)
+        .flat_map(|n| {
+            let t = totals[n];
+            tasks[n]
+                .iter()
+                .enumerate()
+                .filter(move |(_, &x)| x > threshold * t.max(1e-300))
+                .map(move |(i, _)| (n, i))
+        })
+        .collect();
+    // Tight rows: (a_{rho,c} for each positive column, bound); which are
+    // capacity rows (entry, resource, index) and cap rows (user, index).
+    let mut rows: Vec<(Vec<f64>, f64)> = Vec::new();
+    let mut tight_cap: Vec<(usize, usize, usize)> = Vec::new();
+    let mut tight_user: Vec<(usize, usize)> = Vec::new();
+    for i in instance.server_ids() {
+        for r in 0..m {
+            let c = instance.class_capacity(i, ResourceId(r));
+            let used: f64 = (0..nu).map(|n| users[n].demand[r] * tasks[n][i.0]).sum();
+            if c > 0.0 && used >= c * (1.0 - 10.0 * threshold) {
+                rows.push((
+                    cols.iter()
+                        .map(|&(n, ci)| if ci == i.0 { users[n].demand[r] } else { 0.0 })
+                        .collect(),
+                    c,
+                ));
+                tight_cap.push((i.0, r, rows.len() - 1));
+            }
+        }
+    }
+    for n in 0..nu {
+        if let Some(t) = users[n].tasks {
+            if totals[n] >= t * (1.0 - 10.0 * threshold) {
+                rows.push((
+                    cols.iter()
+                        .map(|&(cn, _)| if cn == n { 1.0 } else { 0.0 })
+                        .collect(),
+                    t,
+                ));
+                tight_user.push((n, rows.len() - 1));
+            }
+        }
+    }
+    let (nc, nr) = (cols.len(), rows.len());
+    if nc == 0 || nc + nr > 600 {
+        return None;
+    }
+    let grad = |x: &[f64]| -> Vec<f64> {
+        let mut tot = vec![0.0; nu];
+        for (k, &(n, _)) in cols.iter().enumerate() {
+            tot[n] += x[k];
+        }
+        objective_gradient(obj, om, &w, &tot)
+    };
+    let residual = |x: &[f64], p: &[f64]| -> DVector<f64> {
+        let g = grad(x);
+        DVector::from_fn(nc + nr, |k, _| {
+            if k < nc {
+                g[cols[k].0] - (0..nr).map(|j| rows[j].0[k] * p[j]).sum::<f64>()
+            } else {
+                let (a, b) = &rows[k - nc];
+                (a.iter().zip(x).map(|(a, x)| a * x).sum::<f64>() - b) / b
+            }
+        })
+    };
+    let mut x: Vec<f64> = cols.iter().map(|&(n, i)| tasks[n][i]).collect();
+    let mut p = vec![0.0; nr];
+    if nr > 0 {
+        // Initial prices: least squares of grad = A^T p on the positive columns.
+        let g = grad(&x);
+        let a = DMatrix::from_fn(nc, nr, |k, j| rows[j].0[k]);
+        let rhs = DVector::from_fn(nc, |k, _| g[cols[k].0]);
+        let sol = a.svd(true, true).solve(&rhs, 1e-14).ok()?;
+        p.copy_from_slice(sol.as_slice());
+    }
+    for _ in 0..40 {
+        let f = residual(&x, &p);
+        if f.amax() < 1e-13 {
+            break;
+        }
+        let mut jac = DMatrix::zeros(nc + nr, nc + nr);
+        for c in 0..nc {
+            let h = 1e-6 * x[c].abs().max(1e-9);
+            let (mut xp, mut xm) = (x.clone(), x.clone());
+            xp[c] += h;
+            xm[c] -= h;
+            let col = (residual(&xp, &p) - residual(&xm, &p)) / (2.0 * h);
+            jac.set_column(c, &col);
+        }
+        for j in 0..nr {
+            for c in 0..nc {
+                jac[(c, nc + j)] = -rows[j].0[c];
+            }
+        }
+        let step = jac.svd(true, true).solve(&(-f), 1e-14).ok()?;
+        let mut t = 1.0;
+        while (0..nc).any(|c| x[c] + t * step[c] <= 0.0) {
+            t *= 0.5;
+            if t < 1e-8 {
+                return None;
+            }
+        }
+        for c in 0..nc {
+            x[c] += t * step[c];
+        }
+        for j in 0..nr {
+            p[j] += t * step[nc + j];
+        }
+    }
+    if residual(&x, &p).amax() >= 1e-10 || p.iter().any(|&v| v < -1e-12) {
+        return None;
+    }
+    let mut out = vec![vec![0.0; instance.num_entries()]; nu];
+    for (k, &(n, i)) in cols.iter().enumerate() {
+        out[n][i] = x[k];
+    }
+    // Dual feasibility on the columns left at 0: no runnable column may
+    // have a positive reduced cost grad_n - sum_rho a_{rho,(n,i)} p_rho.
+    let g = grad(&x);
+    let gscale = g.iter().fold(0.0f64, |a, v| a.max(v.abs())).max(1e-300);
+    for n in 0..nu {
+        for i in instance
+            .server_ids()
+            .filter(|&i| instance.can_run_on(leontief_core::UserId(n), i))
+        {
+            if cols.contains(&(n, i.0)) {
+                continue;
+            }
+            let priced: f64 = tight_cap
+                .iter()
+                .filter(|&&(ci, _, _)| ci == i.0)
+                .map(|&(_, r, j)| users[n].demand[r] * p[j])
+                .sum::<f64>()
+                + tight_user
+                    .iter()
+                    .filter(|&&(u, _)| u == n)
+                    .map(|&(_, j)| p[j])
+                    .sum::<f64>();
+            if g[n] - priced > 1e-9 * gscale {
+                return None;
+            }
+        }
+    }
+    // Every row, tight or not, must hold.
+    for i in instance.server_ids() {
+        for r in 0..m {
+            let used: f64 = (0..nu).map(|n| users[n].demand[r] * out[n][i.0]).sum();
+            if used > instance.class_capacity(i, ResourceId(r)) * (1.0 + 1e-12) + 1e-15 {
+                return None;
+            }
+        }
+    }
+    for n in 0..nu {
+        if out[n].iter().sum::<f64>() > users[n].tasks.unwrap_or(INF) * (1.0 + 1e-12) {
+            return None;
+        }
+    }
+    Some(out)
+}
