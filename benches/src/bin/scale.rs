@@ -4,7 +4,8 @@
 //! `cargo run --release -p leontief-benches --bin scale -- [FAMILY N K]...`
 //! with FAMILY `google` or `hetero`; no arguments runs the default grid.
 //! Prints one markdown table row per size. `LEONTIEF_ALGORITHM=simplex|ipm|choose`
-//! picks the HiGHS algorithm (default: auto).
+//! picks the HiGHS algorithm (default: auto). `LEONTIEF_BUILD_ONLY=1` times
+//! the model build alone (for sizes whose solve takes too long).
 
 use leontief_benches::{instance, peak_rss, problem_bytes, rss, Family};
 use leontief_drfh::dominant_sigma;
@@ -48,6 +49,15 @@ fn main() {
             problem_bytes(&lp.problem),
         );
         drop(lp);
+        if std::env::var_os("LEONTIEF_BUILD_ONLY").is_some() {
+            println!(
+                "| {} | {n} | {k} | {cols} | {nnz} | {build_s:.3} | (build only) | | | | {:.0} | {:.0} | | |",
+                if fam == Family::GoogleCell { "google" } else { "hetero" },
+                bytes as f64 / 1e6,
+                peak_rss().unwrap_or(0) as f64 / 1e6,
+            );
+            continue;
+        }
         let before = rss().unwrap_or(0);
         let t1 = Instant::now();
         let algorithm = match std::env::var("LEONTIEF_ALGORITHM").as_deref() {

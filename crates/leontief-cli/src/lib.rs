@@ -7,6 +7,7 @@
 
 pub mod cases;
 mod demo;
+pub mod sweep;
 pub mod verify;
 
 use anyhow::Context;
@@ -69,6 +70,16 @@ enum Command {
         /// Pretty-print the JSON.
         #[arg(long)]
         pretty: bool,
+    },
+    /// Solve one mechanism over a range of one parameter and write a CSV
+    /// (user tasks, percent fairness vs DRFH, percent efficiency vs NFC,
+    /// leftover capacity and utilisation per resource).
+    #[command(allow_negative_numbers = true)]
+    Sweep {
+        /// Instance JSON.
+        instance: PathBuf,
+        #[command(flatten)]
+        args: sweep::SweepArgs,
     },
     /// Validate an instance and print what it holds, or every error.
     Validate {
@@ -475,6 +486,12 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Demo { datasets, users } => demo::run(&datasets, users),
+        Command::Sweep { instance, args } => {
+            let highs = backend(None, AlgorithmArg::Auto)?;
+            let rows = sweep::run(&highs, &instance, &args)?;
+            eprintln!("wrote {rows} rows to {}", args.csv.display());
+            Ok(())
+        }
         Command::Generate {
             kind,
             users,

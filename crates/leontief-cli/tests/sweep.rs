@@ -1,0 +1,129 @@
+//! `leontief sweep` writes one row per parameter value with the metrics of
+//! Sec. V of 002, and keeps refused points in the table.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn case(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../datasets/paper-examples")
+        .join(name)
+}
+
+fn sweep(args: &[&str]) -> (Option<i32>, String, String) {
+    let csv = std::env::temp_dir().join(format!(
+        "leontief-sweep-{}-{}.csv",
+        std::process::id(),
+        args.join("_").replace(['/', '.', ':', ','], "")
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+        .arg("sweep")
+        .args(args)
+        .arg("--csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        std::fs::read_to_string(&csv).unwrap_or_default(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn column(csv: &str, name: &str) -> Vec<String> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let j = header
+        .iter()
+        .position(|h| *h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    lines
+        .map(|l| l.split(',').nth(j).unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn gfj_alpha_sweep_meets_drf_at_the_crossing() {
+    let inst = case("joewong-sec5-drf.json");
+    let (code, csv, err) = sweep(&[
+        inst.to_str().unwrap(),
+        "--mechanism",
+        "gfj",
+        "--alpha",
+        "0.5,2.709511291351455,4",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(
+        column(&csv, "verified").iter().all(|v| v == "true"),
+        "{csv}"
+    );
+    let fairness: Vec<f64> = column(&csv, "percent_fairness")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let efficiency: Vec<f64> = column(&csv, "percent_efficiency")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    // At beta = ln 3 / ln 1.5 GFJ is the DRF allocation (3, 2).
+    assert!((fairness[1] - 100.0).abs() < 1e-6, "{fairness:?}");
+    assert!(
+        efficiency.iter().all(|&e| e <= 100.0 + 1e-9),
+        "{efficiency:?}"
+    );
+    let x: Vec<f64> = column(&csv, "tasks_u1")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert!((x[1] - 3.0).abs() < 1e-6, "{x:?}");
+}
+
+#[test]
+fn beta_sweep_with_a_fixed_lambda_keeps_refused_points() {
+    // lambda = 0.1: beta = 0.95 lies in region A (0.1 > (1-0.95)/0.95),
+    // beta = 0.5 in region N (0.1 < 1): refused, and kept as a row.
+    let inst = case("joewong-sec5-drf.json");
+    let (code, csv, err) = sweep(&[
+        inst.to_str().unwrap(),
+        "--mechanism",
+        "fds",
+        "--beta",
+        "0.95,0.5",
+        "--lambda-rule",
+        "fixed:0.1",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let status = column(&csv, "status");
+    assert_eq!(
+        status,
+        vec!["optimal".to_string(), "refused".to_string()],
+        "{csv}"
+    );
+}
+
+#[test]
+fn ranges_and_bad_specs() {
+    let inst = case("kdf-2df-example.json");
+    let (code, csv, err) = sweep(&[
+        inst.to_str().unwrap(),
+        "--mechanism",
+        "kdf",
+        "--k",
+        "1..3:3",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(column(&csv, "value"), vec!["1", "2", "3"]);
+    let (code, _, err) = sweep(&[
+        inst.to_str().unwrap(),
+        "--mechanism",
+        "kdf",
+        "--k",
+        "1..3:1",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--k 1..3:1"), "{err}");
+    let (code, _, err) = sweep(&[inst.to_str().unwrap(), "--mechanism", "kdf"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("swept parameter"), "{err}");
+}
