@@ -6,6 +6,21 @@
 
 use crate::instance::{Instance, RawInstance, RawServer, RawUser};
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+
+/// The project's proptest configuration: `cases` cases and a fixed seed,
+/// unless PROPTEST_CASES / PROPTEST_RNG_SEED say otherwise. Failures are
+/// kept in the test file's `.proptest-regressions` and replayed first.
+pub fn config(cases: u32) -> ProptestConfig {
+    let mut c = ProptestConfig::default();
+    if std::env::var_os("PROPTEST_CASES").is_none() {
+        c.cases = cases;
+    }
+    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
+        c.rng_seed = RngSeed::Fixed(20_261_122);
+    }
+    c
+}
 
 /// What the generated instances may contain.
 #[derive(Debug, Clone, Copy)]

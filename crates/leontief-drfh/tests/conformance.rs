@@ -3,14 +3,13 @@
 
 use leontief_audit::{self as audit, AuditTolerance};
 use leontief_clarabel::Clarabel;
-use leontief_core::strategies::{instance, Shape};
+use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Instance, Status};
 use leontief_drfh::maxmin::MaxMinSettings;
 use leontief_drfh::{dominant_sigma, drfh};
 use leontief_highs::Highs;
 use leontief_model::LpBackend;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
 
 /// DRFH on `backend`, certified by the independent check (on HiGHS).
 fn certified_drfh<B: LpBackend>(backend: &B, inst: &Instance) -> Vec<f64> {
@@ -50,7 +49,7 @@ fn fig1_on_both_backends() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 64, rng_seed: RngSeed::Fixed(20_261_122), ..ProptestConfig::default() })]
+    #![proptest_config(config(64))]
 
     #[test]
     fn highs_and_clarabel_agree(inst in instance(Shape::default())) {

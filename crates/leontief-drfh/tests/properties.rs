@@ -6,24 +6,12 @@
 //! in `tests/properties.proptest-regressions` and replayed first.
 
 use leontief_audit::{self as audit, AuditTolerance};
-use leontief_core::strategies::{instance, Shape};
+use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
 use leontief_drfh::{dominant_sigma, drf, drfh, kdf, kdf_sigma, naive_drf, nfc};
 use leontief_highs::Highs;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
-
-fn config() -> ProptestConfig {
-    let mut c = ProptestConfig::default();
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        c.cases = 256;
-    }
-    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
-        c.rng_seed = RngSeed::Fixed(20_261_122);
-    }
-    c
-}
 
 fn tol() -> AuditTolerance {
     AuditTolerance::default()
@@ -64,7 +52,7 @@ fn close(a: &[f64], b: &[f64], rel: f64) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     #[test]
     fn drfh_is_feasible_max_min_and_pareto(inst in instance(Shape::default())) {

@@ -573,6 +573,18 @@ pub fn frank_wolfe_gap<B: LpBackend>(
         });
         return Ok(if stuck { INF } else { 0.0 });
     }
+    let m = merit(&om, &w, x, beta, lambda, trivial);
+    linear_gap(backend, instance, &g, x, m)
+}
+
+/// max_{x' feasible} g . (x' - x) / max(1, |m|), one LP.
+fn linear_gap<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    g: &[f64],
+    x: &[f64],
+    m: f64,
+) -> Result<f64, FdsError> {
     let mut poly = polytope(instance, Sense::Maximise);
     let cols = std::mem::take(&mut poly.cols);
     let mut p = poly.b.build();
@@ -589,7 +601,6 @@ pub fn frank_wolfe_gap<B: LpBackend>(
         )));
     }
     let at_x: f64 = g.iter().zip(x).map(|(g, x)| g * x).sum();
-    let m = merit(&om, &w, x, beta, lambda, trivial);
     Ok((s.objective - at_x).max(0.0) / m.abs().max(1.0))
 }
 
@@ -611,27 +622,11 @@ pub fn frank_wolfe_gap_log<B: LpBackend>(
     let g: Vec<f64> = (0..x.len())
         .map(|n| if runnable[n] { w[n] / x[n] } else { 0.0 })
         .collect();
-    let mut poly = polytope(instance, Sense::Maximise);
-    let cols = std::mem::take(&mut poly.cols);
-    let mut p = poly.b.build();
-    for (n, mine) in cols.iter().enumerate() {
-        for &(_, c) in mine {
-            p.col_cost[c.0] = g[n];
-        }
-    }
-    let s = backend.solve(p)?;
-    if !s.status.has_solution() {
-        return Err(FdsError::Refused(format!(
-            "the Frank-Wolfe LP ended {}",
-            s.status
-        )));
-    }
-    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g * x).sum();
     let m: f64 = (0..x.len())
         .filter(|&n| runnable[n])
         .map(|n| w[n] * x[n].ln())
         .sum();
-    Ok((s.objective - at_x).max(0.0) / m.abs().max(1.0))
+    linear_gap(backend, instance, &g, x, m)
 }
 
 /// The objective whose stationarity the polish solves.

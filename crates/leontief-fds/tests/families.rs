@@ -5,27 +5,13 @@
 
 use leontief_audit::{self as audit, AuditTolerance};
 use leontief_clarabel::Clarabel;
-use leontief_core::strategies::{instance, Shape};
+use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::Instance;
 use leontief_fds::{
     classify, frank_wolfe_gap, frank_wolfe_gap_log, solve, solve_alpha, Classified, Family, Region,
 };
 use leontief_highs::Highs;
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
-
-/// 48 cases by default (each solves cone programs); PROPTEST_CASES and
-/// PROPTEST_RNG_SEED override.
-fn config() -> ProptestConfig {
-    let mut c = ProptestConfig::default();
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        c.cases = 48;
-    }
-    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
-        c.rng_seed = RngSeed::Fixed(20_261_122);
-    }
-    c
-}
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
     a.iter()
@@ -41,7 +27,7 @@ fn runnable(inst: &Instance) -> bool {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(48))]
 
     #[test]
     fn answers_are_feasible_and_first_order_optimal(

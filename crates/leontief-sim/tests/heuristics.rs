@@ -4,24 +4,12 @@
 //! Best-Fit's shares approach DRFH's as tasks shrink.
 
 use leontief_audit::{self as audit, AuditTolerance};
-use leontief_core::strategies::{instance, Shape};
+use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Instance, RawInstance};
 use leontief_drfh::maxmin::MaxMinSettings;
 use leontief_highs::Highs;
 use leontief_sim::{expand_servers, gap, run, Heuristic, OnFull};
 use proptest::prelude::*;
-use proptest::test_runner::RngSeed;
-
-fn config() -> ProptestConfig {
-    let mut c = ProptestConfig::default();
-    if std::env::var_os("PROPTEST_CASES").is_none() {
-        c.cases = 256;
-    }
-    if std::env::var_os("PROPTEST_RNG_SEED").is_none() {
-        c.rng_seed = RngSeed::Fixed(20_261_122);
-    }
-    c
-}
 
 /// Scale every capacity so that a few dozen tasks fit (the strategies draw
 /// capacities and demands of similar size).
@@ -103,7 +91,7 @@ fn naive_best_fit(inst: &Instance, r0: usize) -> Vec<u64> {
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config(256))]
 
     #[test]
     fn heuristics_are_feasible_whole_and_honour_placement_and_caps(
