@@ -60,7 +60,7 @@ pub struct HighsSettings {
     pub verbose: bool,
     /// Run presolve. Default true.
     pub presolve: bool,
-    /// The algorithm.
+    /// The algorithm. Default [`Algorithm::Auto`].
     pub algorithm: Algorithm,
 }
 
@@ -73,7 +73,7 @@ impl Default for HighsSettings {
             threads: None,
             verbose: false,
             presolve: true,
-            algorithm: Algorithm::Choose,
+            algorithm: Algorithm::Auto,
         }
     }
 }
@@ -567,6 +567,13 @@ mod tests {
             s.raw_status
         );
         assert_ne!(s.status, Status::Infeasible);
+    }
+
+    #[test]
+    fn the_default_algorithm_is_auto() {
+        // Library users get the measured policy, not only the CLI.
+        assert_eq!(HighsSettings::default().algorithm, Algorithm::Auto);
+        assert_eq!(Highs::default().settings().algorithm, Algorithm::Auto);
     }
 
     #[test]
