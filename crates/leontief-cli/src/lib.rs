@@ -410,13 +410,32 @@ pub(crate) fn solve_one(
             } else {
                 leontief_fds::solve(&clarabel, instance, *family, *beta, *lambda)
             };
-            r.map_err(|e| match e {
+            let mut a = r.map_err(|e| match e {
                 leontief_fds::FdsError::Refused(m) => bad_input(m),
                 leontief_fds::FdsError::Backend(b) => Failure {
                     code: 1,
                     message: format!("the solver could not run: {b}"),
                 },
-            })?
+            })?;
+            if a.status.has_solution() {
+                // Sec. V of 002: where the allocation sits between fairness
+                // (DRFH, DRF on one server) and efficiency (NFC).
+                let refs = sweep::References::compute(highs, instance)?;
+                let min = a
+                    .metrics
+                    .normalised_shares
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                a.gap = Some(serde_json::json!({
+                    "percent_fairness": refs.percent_fairness(min),
+                    "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),
+                    "leftover_capacity": a.metrics.unused_capacity,
+                    "fairness_reference": "exact DRFH (DRF on one server): smallest normalised dominant share",
+                    "efficiency_reference": "NFC: maximum total tasks",
+                }));
+            }
+            a
         }
         Mech::Heuristic(h) => {
             let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;

@@ -17,6 +17,55 @@ use leontief_highs::Highs;
 use std::io::Write;
 use std::path::Path;
 
+/// The references of Sec. V of 002 on one instance: exact DRFH's smallest
+/// normalised dominant share (DRF on one server) and the NFC total.
+pub struct References {
+    /// DRFH's smallest normalised dominant share.
+    pub fairness: f64,
+    /// The NFC optimum.
+    pub efficiency: f64,
+}
+
+impl References {
+    /// Solve DRFH and NFC once.
+    pub fn compute(highs: &Highs, instance: &Instance) -> Result<References, Failure> {
+        let settings = MaxMinSettings::default();
+        let drfh =
+            leontief_drfh::solve(highs, instance, &Mechanism::Drfh, &settings).map_err(|e| {
+                Failure {
+                    code: 1,
+                    message: format!("reference DRFH: {e}"),
+                }
+            })?;
+        let nfc =
+            leontief_drfh::solve(highs, instance, &Mechanism::Nfc, &settings).map_err(|e| {
+                Failure {
+                    code: 1,
+                    message: format!("reference NFC: {e}"),
+                }
+            })?;
+        Ok(References {
+            fairness: drfh
+                .metrics
+                .normalised_shares
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min),
+            efficiency: nfc.metrics.total_tasks,
+        })
+    }
+
+    /// 100 x (smallest normalised share) / DRFH's.
+    pub fn percent_fairness(&self, min_share: f64) -> f64 {
+        100.0 * min_share / self.fairness
+    }
+
+    /// 100 x (total tasks) / the NFC optimum.
+    pub fn percent_efficiency(&self, total: f64) -> f64 {
+        100.0 * total / self.efficiency
+    }
+}
+
 /// The values of a parameter: `a..b:n` (n >= 2 evenly spaced values from a
 /// to b inclusive), a comma list, or one value.
 pub fn parse_values(flag: &str, spec: &str) -> Result<Vec<f64>, Failure> {
@@ -122,28 +171,7 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
     }
     let instance = Instance::from_path(instance_path)
         .map_err(|e| bad_input(format!("{}: {e}", instance_path.display())))?;
-    // References, once: exact DRFH's smallest share and the NFC total.
-    let settings = MaxMinSettings::default();
-    let reference =
-        leontief_drfh::solve(highs, &instance, &Mechanism::Drfh, &settings).map_err(|e| {
-            Failure {
-                code: 1,
-                message: format!("reference DRFH: {e}"),
-            }
-        })?;
-    let fair_ref = reference
-        .metrics
-        .normalised_shares
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min);
-    let nfc = leontief_drfh::solve(highs, &instance, &Mechanism::Nfc, &settings).map_err(|e| {
-        Failure {
-            code: 1,
-            message: format!("reference NFC: {e}"),
-        }
-    })?;
-    let eff_ref = nfc.metrics.total_tasks;
+    let refs = References::compute(highs, &instance)?;
     let mut file = std::fs::File::create(&args.csv)
         .map_err(|e| bad_input(format!("--csv {}: {e}", args.csv.display())))?;
     let res = instance.resources();
@@ -222,8 +250,8 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             status,
             verified.to_string(),
         ];
-        row.push(format!("{}", 100.0 * min_share / fair_ref));
-        row.push(format!("{}", 100.0 * total / eff_ref));
+        row.push(format!("{}", refs.percent_fairness(min_share)));
+        row.push(format!("{}", refs.percent_efficiency(total)));
         row.push(format!("{total}"));
         row.extend(
             x.iter()

@@ -127,3 +127,27 @@ fn ranges_and_bad_specs() {
     assert_eq!(code, Some(2));
     assert!(err.contains("swept parameter"), "{err}");
 }
+
+#[test]
+fn solve_reports_percent_fairness_and_efficiency_for_the_families() {
+    // Sec. V of 002: at the crossing GFJ is DRF, so 100% fair, and no
+    // allocation beats NFC's total.
+    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+        .args([
+            "solve",
+            case("joewong-sec5-drf.json").to_str().unwrap(),
+            "--mechanism",
+            "gfj",
+            "--alpha",
+            "2.709511291351455",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fair = v["gap"]["percent_fairness"].as_f64().unwrap();
+    let eff = v["gap"]["percent_efficiency"].as_f64().unwrap();
+    assert!((fair - 100.0).abs() < 1e-6, "{fair}");
+    assert!(eff > 0.0 && eff <= 100.0 + 1e-9, "{eff}");
+    assert_eq!(v["gap"]["leftover_capacity"].as_array().unwrap().len(), 2);
+}

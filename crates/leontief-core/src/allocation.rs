@@ -69,7 +69,9 @@ pub struct Allocation {
     /// Remarks a reader must see (pooling, ignored fields, ...).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-    /// Heuristics: the distance to the matching exact mechanism.
+    /// Heuristics: the distance to the matching exact mechanism;
+    /// fairness-efficiency families: percent fairness against DRFH,
+    /// percent efficiency against NFC and leftover capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<serde_json::Value>,
     /// The independent check of the mechanism's defining property.
