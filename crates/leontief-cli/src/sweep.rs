@@ -192,7 +192,21 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
         message: format!("writing {}: {e}", args.csv.display()),
     };
     writeln!(file, "{}", header.join(",")).map_err(io)?;
+    // A progress bar on stderr, only when a person is watching.
+    let bar = if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        let b = indicatif::ProgressBar::new(values.len() as u64);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} ({eta} left)")
+        {
+            b.set_style(style);
+        }
+        b.set_message(format!("sweep {} {flag}", args.mechanism));
+        b
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     for &v in &values {
+        bar.inc(1);
         let mut p = MechParams {
             k: None,
             on_full: args.on_full,
@@ -261,5 +275,6 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
         );
         writeln!(file, "{}", row.join(",")).map_err(io)?;
     }
+    bar.finish_and_clear();
     Ok(values.len())
 }
