@@ -370,6 +370,28 @@ fn allowed(instance: &Instance, servers: &[(ServerId, Vec<f64>)]) -> Vec<Vec<boo
         .collect()
 }
 
+/// The greedy problem on the instance's own resources, with the given share
+/// per task (already divided by the weight).
+fn per_task_problem(
+    instance: &Instance,
+    share_per_task: Vec<f64>,
+    servers: Vec<(ServerId, Vec<f64>)>,
+    allowed: Vec<Vec<bool>>,
+) -> GreedyProblem {
+    GreedyProblem {
+        demand: instance.users().iter().map(|u| u.demand.clone()).collect(),
+        share_per_task,
+        cap: whole_caps(instance),
+        servers,
+        allowed,
+        pool: instance.total_capacity().to_vec(),
+        dominant: instance
+            .user_ids()
+            .map(|n| instance.dominant_resource(n).0)
+            .collect(),
+    }
+}
+
 /// Run a heuristic on `instance`: whole tasks, placement and caps honoured.
 pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
     let t0 = Instant::now();
@@ -402,18 +424,7 @@ pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
                 .map(|n| instance.mu(n) / weights[n.0])
                 .collect();
             (
-                GreedyProblem {
-                    demand: users.iter().map(|u| u.demand.clone()).collect(),
-                    share_per_task: share,
-                    cap: whole_caps(instance),
-                    servers,
-                    allowed,
-                    pool: instance.total_capacity().to_vec(),
-                    dominant: instance
-                        .user_ids()
-                        .map(|n| instance.dominant_resource(n).0)
-                        .collect(),
-                },
+                per_task_problem(instance, share, servers, allowed),
                 placement,
                 OnFull::Skip,
             )
@@ -426,19 +437,9 @@ pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
                 });
             }
             let sigma = leontief_drfh::kdf_sigma(instance, *k);
+            let share = sigma.iter().zip(&weights).map(|(s, w)| s / w).collect();
             (
-                GreedyProblem {
-                    demand: users.iter().map(|u| u.demand.clone()).collect(),
-                    share_per_task: sigma.iter().zip(&weights).map(|(s, w)| s / w).collect(),
-                    cap: whole_caps(instance),
-                    servers,
-                    allowed,
-                    pool: instance.total_capacity().to_vec(),
-                    dominant: instance
-                        .user_ids()
-                        .map(|n| instance.dominant_resource(n).0)
-                        .collect(),
-                },
+                per_task_problem(instance, share, servers, allowed),
                 Placement::FirstFit,
                 *on_full,
             )
