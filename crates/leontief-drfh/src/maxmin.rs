@@ -126,6 +126,20 @@ pub struct MaxMinOutcome {
     pub solve_seconds: f64,
 }
 
+impl MaxMinOutcome {
+    /// Account for one solve; false when it left no solution.
+    fn record(&mut self, sol: &leontief_model::Solution) -> bool {
+        self.lps += 1;
+        self.solve_seconds += sol.seconds;
+        self.status = self.status.worst(sol.status);
+        // Keep the raw status of the solve that decided `status`.
+        if sol.status != Status::Optimal || self.raw_status.is_empty() {
+            self.raw_status = sol.raw_status.clone();
+        }
+        sol.status.has_solution()
+    }
+}
+
 /// The entries user `n` may run on: eligible (when `placement`) and having
 /// every resource it demands.
 pub fn runnable_entries(instance: &Instance, n: UserId, placement: bool) -> Vec<ServerId> {
@@ -337,11 +351,7 @@ pub fn lex_max_min<B: LpBackend>(
     while active.iter().any(|&a| a) {
         out.rounds += 1;
         let sol = lp.solve()?;
-        out.lps += 1;
-        out.solve_seconds += sol.seconds;
-        out.status = out.status.worst(sol.status);
-        out.raw_status = sol.raw_status.clone();
-        if !sol.status.has_solution() {
+        if !out.record(&sol) {
             return Ok(out);
         }
         let t_star = sol.x[theta.0];
@@ -369,11 +379,7 @@ pub fn lex_max_min<B: LpBackend>(
             }
             loop {
                 let g = lp.solve()?;
-                out.lps += 1;
-                out.solve_seconds += g.seconds;
-                out.status = out.status.worst(g.status);
-                if !g.status.has_solution() {
-                    out.raw_status = g.raw_status;
+                if !out.record(&g) {
                     return Ok(out);
                 }
                 let (free, stuck): (Vec<usize>, Vec<usize>) = undecided
