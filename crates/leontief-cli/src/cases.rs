@@ -56,6 +56,12 @@ impl Case {
                 serde_json::Value::String(s) => Some(s.clone()),
                 v => Some(v.to_string()),
             },
+            by: match p["by"].as_str() {
+                Some("t") => Some(crate::ByArg::T),
+                Some("log-c") => Some(crate::ByArg::LogC),
+                _ => None,
+            },
+            trajectory: None,
         }
     }
 }
@@ -129,12 +135,51 @@ pub fn compare(case: &Case, output: &Value) -> Result<f64, String> {
         check("objective".into(), output["objective"].as_f64(), want)?;
         checked = true;
     }
+    if let Some(want) = expect["bbf_solutions"].as_array() {
+        // enumerate-bbf output: the set of bottleneck sets must be equal.
+        let key = |v: &Value| -> Option<Vec<String>> {
+            let mut k: Vec<String> = v
+                .as_array()?
+                .iter()
+                .map(|s| s.as_str().map(str::to_string))
+                .collect::<Option<_>>()?;
+            k.sort();
+            Some(k)
+        };
+        let mut want: Vec<Vec<String>> = want
+            .iter()
+            .map(key)
+            .collect::<Option<_>>()
+            .ok_or("bad expected bbf_solutions")?;
+        let mut got: Vec<Vec<String>> = output["solutions"]
+            .as_array()
+            .ok_or("output has no solutions")?
+            .iter()
+            .map(|s| key(&s["bottlenecks"]))
+            .collect::<Option<_>>()
+            .ok_or("a solution has no bottlenecks list")?;
+        want.sort();
+        got.sort();
+        if got != want {
+            return Err(format!(
+                "bottleneck sets differ: got {got:?}, expected {want:?}"
+            ));
+        }
+        checked = true;
+    }
     if !checked {
         return Err(
             "the case expects nothing this comparison knows (user_tasks, objective)".into(),
         );
     }
-    if output["status"].as_str() != Some("optimal") {
+    if output.get("solutions").is_some() {
+        if output["complete"] != Value::Bool(true) {
+            return Err(format!(
+                "the enumeration is incomplete: {}",
+                output["unsettled"]
+            ));
+        }
+    } else if output["status"].as_str() != Some("optimal") {
         return Err(format!("status is {}, not optimal", output["status"]));
     }
     Ok(worst)

@@ -5,6 +5,7 @@
 //! mechanism, bad parameter; nothing is solved), 1 when a solve could not
 //! run (backend failure).
 
+pub mod bbf;
 pub mod cases;
 mod demo;
 pub mod sweep;
@@ -35,7 +36,10 @@ Mechanisms (--mechanism):
   gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
   pnorm      the p-norm family (19): --p P and the same parameters (002)
   (fds/gfj/pnorm solve the alpha-fair line and regions A and B; region N is refused in this build)
-Planned (not in this build): bbf-eg, bbf-ode, enumerate-bbf (003), psdsf, vds, tsf (004).";
+  bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation, exponential cones on Clarabel + Newton polish, with prices (003 Sec. 5)
+  bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
+  (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
+Planned (not in this build): psdsf, vds, tsf (004).";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -81,6 +85,27 @@ enum Command {
         #[command(flatten)]
         args: sweep::SweepArgs,
     },
+    /// Every bottleneck set of a BBF allocation (003 Sec. 6): one LP per
+    /// subset of resources, in parallel; prints JSON with a witness
+    /// allocation and the polytope dimension of each.
+    EnumerateBbf {
+        #[command(flatten)]
+        args: bbf::EnumerateArgs,
+    },
+    /// Merge `enumerate-bbf --shard I/N` outputs into one.
+    MergeBbf {
+        /// The shard outputs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Pretty-print the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Regenerate a paper's table.
+    Repro {
+        #[command(subcommand)]
+        what: Repro,
+    },
     /// Validate an instance and print what it holds, or every error.
     Validate {
         /// Instance JSON.
@@ -113,6 +138,14 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+}
+
+/// `leontief repro` targets.
+#[derive(Subcommand)]
+enum Repro {
+    /// Table 1 of 003: mean number of BBF solutions for random requests.
+    #[command(name = "bbf-table1")]
+    BbfTable1(bbf::Table1Args),
 }
 
 /// `--algorithm` values.
@@ -163,7 +196,7 @@ impl From<anyhow::Error> for Failure {
     }
 }
 
-fn load(path: &PathBuf) -> Result<Instance, Failure> {
+pub(crate) fn load(path: &PathBuf) -> Result<Instance, Failure> {
     Instance::from_path(path).map_err(|e| match e {
         InstanceError::Io { .. } => bad_input(e.to_string()),
         _ => bad_input(format!("{}: {e}", path.display())),
@@ -202,6 +235,22 @@ pub struct MechParams {
     /// pnorm: p >= 1, or inf (p = inf is FDS).
     #[arg(long)]
     pub p: Option<String>,
+    /// bbf-ode: the independent variable, t (the paper's, df/dt = 1) or
+    /// log-c (default; far less stiff).
+    #[arg(long, value_enum)]
+    pub by: Option<ByArg>,
+    /// bbf-ode: write every accepted step (parameter, c, x, slacks) as CSV.
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+}
+
+/// `--by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ByArg {
+    /// The paper's t.
+    T,
+    /// log c.
+    LogC,
 }
 
 /// `--on-full` values.
@@ -231,6 +280,8 @@ pub enum Mech {
         /// Given as --alpha (the alpha-fair form, which includes alpha = 1).
         alpha_form: bool,
     },
+    /// Bottleneck-based fairness.
+    Bbf(bbf::BbfKind),
 }
 
 impl Mech {
@@ -240,6 +291,8 @@ impl Mech {
             Mech::Exact(m) => m.name(),
             Mech::Heuristic(h) => h.name(),
             Mech::Conic { family, .. } => family.name(),
+            Mech::Bbf(bbf::BbfKind::Eg) => "bbf-eg",
+            Mech::Bbf(bbf::BbfKind::Ode { .. }) => "bbf-ode",
         }
     }
 }
@@ -310,7 +363,12 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                 (None, None) => return Err(bad_input(format!("--mechanism {name} needs --beta B [--lambda L] or --alpha A"))),
             }
         }
-        "bbf-eg" | "bbf-ode" | "psdsf" | "vds" | "tsf" => {
+        "bbf-eg" => Mech::Bbf(bbf::BbfKind::Eg),
+        "bbf-ode" => Mech::Bbf(bbf::BbfKind::Ode {
+            by_t: p.by == Some(ByArg::T),
+            trajectory: p.trajectory.clone(),
+        }),
+        "psdsf" | "vds" | "tsf" => {
             return Err(bad_input(format!(
                 "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
             )))
@@ -323,6 +381,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "--slots" => name == "slots",
         "--beta" | "--lambda" | "--alpha" => matches!(name, "fds" | "gfj" | "pnorm"),
         "--p" => name == "pnorm",
+        "--by" | "--trajectory" => name == "bbf-ode",
         _ => name == "best-fit",
     };
     for (flag, given) in [
@@ -334,6 +393,8 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         ("--lambda", p.lambda.is_some()),
         ("--alpha", p.alpha.is_some()),
         ("--p", p.p.is_some()),
+        ("--by", p.by.is_some()),
+        ("--trajectory", p.trajectory.is_some()),
     ] {
         if given && !uses(flag) {
             return Err(bad_input(format!("{flag} does not apply to {name}")));
@@ -398,6 +459,7 @@ pub(crate) fn solve_one(
     };
     let mut a = match mechanism {
         Mech::Exact(m) => exact(m)?,
+        Mech::Bbf(kind) => bbf::solve(instance, kind)?,
         Mech::Conic {
             family,
             beta,
@@ -505,6 +567,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Demo { datasets, users } => demo::run(&datasets, users),
+        Command::EnumerateBbf { args } => bbf::enumerate_cmd(&args),
+        Command::MergeBbf { files, pretty } => bbf::merge_cmd(&files, pretty),
+        Command::Repro { what } => match what {
+            Repro::BbfTable1(args) => bbf::table1(&args),
+        },
         Command::Sweep { instance, args } => {
             let highs = backend(None, AlgorithmArg::Auto)?;
             let rows = sweep::run(&highs, &instance, &args)?;

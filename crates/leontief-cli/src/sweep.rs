@@ -216,6 +216,8 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             lambda: None,
             alpha: None,
             p: args.p.clone(),
+            by: None,
+            trajectory: None,
         };
         match flag {
             "--beta" => {

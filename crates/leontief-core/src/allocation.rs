@@ -74,6 +74,10 @@ pub struct Allocation {
     /// percent efficiency against NFC and leftover capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gap: Option<serde_json::Value>,
+    /// BBF mechanisms: the bottleneck set, the resource prices (Fisher-market
+    /// equilibrium prices for Eisenberg-Gale), the solver's certificate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bbf: Option<serde_json::Value>,
     /// The independent check of the mechanism's defining property.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<serde_json::Value>,
@@ -101,6 +105,7 @@ impl Allocation {
             pooled: false,
             notes: Vec::new(),
             gap: None,
+            bbf: None,
             verification: None,
         }
     }

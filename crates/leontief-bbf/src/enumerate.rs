@@ -1,0 +1,503 @@
+//! Every BBF bottleneck set, by the subset LPs of 003 Sec. 6.
+//!
+//! For a non-empty J, the LP
+//!
+//! ```text
+//!   maximise t
+//!   sum_n x_n r_{n,j} = 1           (j in J)
+//!   sum_n x_n r_{n,j} + t <= 1      (j not in J)
+//!   lb_n(J) <= x_n <= ub_n,   lb_n(J) = min(ub_n, e_n / max_{j in J} r_{n,j})
+//! ```
+//!
+//! is feasible with t > 0 iff J is exactly the bottleneck set of some BBF
+//! allocation: x_n max_{j in J} r_{n,j} >= e_n is the second disjunct of
+//! condition (2) for the best j in J, and lb_n = ub_n = 1 leaves only the
+//! first. (An uncapped user with no request in J can satisfy neither: J is
+//! then skipped as infeasible without an LP.)
+//!
+//! **Pruning.** Only resources in [`Pool::saturable`] enter J: a resource
+//! with sum_n ub_n r_{n,j} < 1 has load < 1 in every feasible allocation,
+//! so no J containing it is ever a bottleneck set; and it can be left out
+//! of the LP's rows too, because any x within its bounds keeps its load
+//! below 1 - t for t small enough, and the LP's feasible t form an interval
+//! [0, t*]. So 2^{m'} - 1 subsets are tried, m' the number of saturable
+//! resources.
+//!
+//! **Re-solves.** Each worker builds the LP once (columns x_n, t and a
+//! slack u_j per resource with sum_n x_n r_{n,j} + u_j = 1 and t - u_j <= 0)
+//! and moves between subsets by bounds only: j in J fixes u_j = 0 and frees
+//! its t-row; x's bounds are lb_n(J), ub_n.
+//!
+//! **Dimension.** The set of BBF allocations with bottleneck set exactly J
+//! is Q_J intersected with the open set {load_j < 1 off J}, and since it
+//! is non-empty and Q_J = {A_J x = 1, lb <= x <= ub} is convex, its
+//! dimension is dim Q_J = N - |F| - rank(A_J restricted to the users not
+//! in F), where F are the bounds that hold with equality on all of Q_J.
+//! F is found with the same LP: z columns measure each bound's slack
+//! (x_n - z_n >= lb_n, x_n + z'_n <= ub_n, 0 <= z <= 1), maximise the sum
+//! of the z of bounds not yet known to be loose; a positive z proves its
+//! bound loose; when the optimum is 0 the remaining bounds are implicit
+//! equalities.
+
+use crate::{check, BbfError, Pool};
+use leontief_model::{Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense, Status};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+const INF: f64 = f64::INFINITY;
+/// t above this proves the off-J resources strictly below capacity.
+const T_MIN: f64 = 1e-9;
+
+/// One BBF bottleneck set with a witness allocation.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BbfSolution {
+    /// The bottleneck set J (resource names).
+    pub bottlenecks: Vec<String>,
+    /// Tasks of each user in the witness (the maximiser of t).
+    pub user_tasks: Vec<f64>,
+    /// Fractions x_n of the witness.
+    pub fractions: Vec<f64>,
+    /// Dimension of the polytope of BBF allocations with exactly this
+    /// bottleneck set (0: the witness is the only one).
+    pub dimension: usize,
+    /// t*: the witness keeps every other resource at load <= 1 - t*.
+    pub margin: f64,
+}
+
+/// Options of [`enumerate`].
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// This run's slice: subsets whose index mod `shard.1` is `shard.0`.
+    pub shard: (u64, u64),
+    /// Compute each polytope's dimension (a few more LPs per solution).
+    pub dimension: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            shard: (0, 1),
+            dimension: true,
+        }
+    }
+}
+
+/// What [`enumerate`] found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Enumeration {
+    /// The bottleneck sets, ordered by size then lexicographically.
+    pub solutions: Vec<BbfSolution>,
+    /// Subset LPs tried (or settled without an LP) by this run.
+    pub subsets_tried: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// 2^{m'} - 1 over all shards.
+    pub subsets_total: u64,
+    /// Resources left out by the pruning rule (nobody can saturate them).
+    pub pruned_resources: Vec<String>,
+    /// This run's shard (index, count).
+    pub shard: [u64; 2],
+    /// Resource names, to check shards belong together.
+    pub resources: Vec<String>,
+    /// A digest of the pooled problem, to check shards belong together.
+    pub problem_digest: String,
+    /// True when every subset LP ended optimal or infeasible, so the list
+    /// is the whole answer for this shard.
+    pub complete: bool,
+    /// Subsets whose LP ended otherwise (a limit, a numerical failure...),
+    /// with that status: the list may miss them.
+    pub unsettled: Vec<Unsettled>,
+}
+
+/// A subset whose LP settled nothing.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Unsettled {
+    /// The subset J.
+    pub bottlenecks: Vec<String>,
+    /// The LP's status.
+    pub status: String,
+}
+
+/// What one subset LP says.
+enum Verdict {
+    Found(BbfSolution),
+    Not,
+    Unsettled(Unsettled),
+}
+
+/// One worker's loaded LP.
+struct SubsetLp<L: LoadedLp> {
+    lp: L,
+    x: Vec<Col>,
+    t: Col,
+    u: Vec<Col>,
+    trow: Vec<Row>,
+    lo_rows: Vec<Row>,
+    zlo: Vec<Col>,
+    zhi: Vec<Option<Col>>,
+}
+
+fn build<B: LpBackend>(
+    backend: &B,
+    pool: &Pool,
+    res: &[usize],
+) -> Result<SubsetLp<B::Loaded>, BbfError> {
+    let nu = pool.num_users();
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    let load_rows: Vec<Row> = res.iter().map(|_| b.add_row(1.0, 1.0)).collect();
+    let trow: Vec<Row> = res.iter().map(|_| b.add_row(-INF, 0.0)).collect();
+    let lo_rows: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, INF)).collect();
+    let hi_rows: Vec<Option<Row>> = (0..nu)
+        .map(|n| pool.ub[n].is_finite().then(|| b.add_row(-INF, pool.ub[n])))
+        .collect();
+    let x: Vec<Col> = (0..nu)
+        .map(|n| {
+            let entries = res
+                .iter()
+                .enumerate()
+                .filter(|(_, &j)| pool.req(n, j) > 0.0)
+                .map(|(a, &j)| (load_rows[a], pool.req(n, j)))
+                .chain([(lo_rows[n], 1.0)])
+                .chain(hi_rows[n].map(|r| (r, 1.0)));
+            b.add_col(0.0, 0.0, pool.ub[n], entries)
+        })
+        .collect();
+    let t = b.add_col(1.0, 0.0, 1.0, trow.iter().map(|&r| (r, 1.0)));
+    let u: Vec<Col> = (0..res.len())
+        .map(|a| b.add_col(0.0, 0.0, INF, [(load_rows[a], 1.0), (trow[a], -1.0)]))
+        .collect();
+    let zlo: Vec<Col> = (0..nu)
+        .map(|n| b.add_col(0.0, 0.0, 0.0, [(lo_rows[n], -1.0)]))
+        .collect();
+    let zhi: Vec<Option<Col>> = (0..nu)
+        .map(|n| hi_rows[n].map(|r| b.add_col(0.0, 0.0, 0.0, [(r, 1.0)])))
+        .collect();
+    let lp = backend.load(b.build())?;
+    Ok(SubsetLp {
+        lp,
+        x,
+        t,
+        u,
+        trow,
+        lo_rows,
+        zlo,
+        zhi,
+    })
+}
+
+/// lb_n(J), or `None` when an uncapped user has no request in J.
+fn lower_bounds(pool: &Pool, jset: &[usize]) -> Option<Vec<f64>> {
+    (0..pool.num_users())
+        .map(|n| {
+            let best = jset.iter().map(|&j| pool.req(n, j)).fold(0.0, f64::max);
+            if best > 0.0 {
+                Some((pool.e[n] / best).min(pool.ub[n]))
+            } else if pool.ub[n].is_finite() {
+                Some(pool.ub[n])
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+impl<L: LoadedLp> SubsetLp<L> {
+    /// Solve for J (positions into the saturable resources `res`).
+    fn solve(
+        &mut self,
+        pool: &Pool,
+        res: &[usize],
+        mask: u64,
+        dimension: bool,
+    ) -> Result<Verdict, BbfError> {
+        let jpos: Vec<usize> = (0..res.len()).filter(|&a| mask >> a & 1 == 1).collect();
+        let jset: Vec<usize> = jpos.iter().map(|&a| res[a]).collect();
+        let Some(lb) = lower_bounds(pool, &jset) else {
+            return Ok(Verdict::Not);
+        };
+        for (n, &c) in self.x.iter().enumerate() {
+            self.lp.set_col_bounds(c, lb[n], pool.ub[n])?;
+            self.lp.set_row_bounds(self.lo_rows[n], lb[n], INF)?;
+            self.lp.set_col_bounds(self.zlo[n], 0.0, 0.0)?;
+            if let Some(z) = self.zhi[n] {
+                self.lp.set_col_bounds(z, 0.0, 0.0)?;
+            }
+        }
+        for a in 0..res.len() {
+            let inj = mask >> a & 1 == 1;
+            self.lp
+                .set_col_bounds(self.u[a], 0.0, if inj { 0.0 } else { INF })?;
+            self.lp
+                .set_row_bounds(self.trow[a], -INF, if inj { INF } else { 0.0 })?;
+        }
+        self.lp.set_cost(self.t, 1.0)?;
+        let s = self.lp.solve()?;
+        match s.status {
+            Status::Optimal if s.objective > T_MIN => {}
+            Status::Optimal | Status::Infeasible => return Ok(Verdict::Not),
+            other => {
+                return Ok(Verdict::Unsettled(Unsettled {
+                    bottlenecks: jset.iter().map(|&j| pool.resources[j].clone()).collect(),
+                    status: other.to_string(),
+                }))
+            }
+        }
+        let x: Vec<f64> = self
+            .x
+            .iter()
+            .enumerate()
+            .map(|(n, c)| s.x[c.0].clamp(lb[n], pool.ub[n]))
+            .collect();
+        let margin = s.objective;
+        let dim = if dimension {
+            self.dimension(pool, &jset, &lb)?
+        } else {
+            0
+        };
+        Ok(Verdict::Found(BbfSolution {
+            bottlenecks: jset.iter().map(|&j| pool.resources[j].clone()).collect(),
+            user_tasks: pool.tasks(&x),
+            fractions: x,
+            dimension: dim,
+            margin,
+        }))
+    }
+
+    /// dim Q_J (see the module docs). The LP holds J's bounds already.
+    fn dimension(&mut self, pool: &Pool, jset: &[usize], lb: &[f64]) -> Result<usize, BbfError> {
+        let nu = pool.num_users();
+        self.lp.set_cost(self.t, 0.0)?;
+        // Candidates: (user, is_upper, column). lb = ub fixes x_n outright.
+        let mut fixed = vec![false; nu];
+        let mut cand: Vec<(usize, Col)> = Vec::new();
+        for n in 0..nu {
+            if lb[n] >= pool.ub[n] {
+                fixed[n] = true;
+                continue;
+            }
+            self.lp.set_col_bounds(self.zlo[n], 0.0, 1.0)?;
+            cand.push((n, self.zlo[n]));
+            if let Some(z) = self.zhi[n] {
+                self.lp.set_col_bounds(z, 0.0, 1.0)?;
+                cand.push((n, z));
+            }
+        }
+        for &(_, c) in &cand {
+            self.lp.set_cost(c, 1.0)?;
+        }
+        while !cand.is_empty() {
+            let s = self.lp.solve()?;
+            if !s.status.has_solution() {
+                break;
+            }
+            let (loose, tight): (Vec<_>, Vec<_>) =
+                cand.iter().partition(|&&(_, c)| s.x[c.0] > 1e-9);
+            if loose.is_empty() {
+                break;
+            }
+            for &(_, c) in &loose {
+                self.lp.set_cost(c, 0.0)?;
+            }
+            cand = tight;
+        }
+        for &(n, _) in &cand {
+            fixed[n] = true;
+        }
+        for n in 0..nu {
+            self.lp.set_cost(self.zlo[n], 0.0)?;
+            if let Some(z) = self.zhi[n] {
+                self.lp.set_cost(z, 0.0)?;
+            }
+        }
+        let free: Vec<usize> = (0..nu).filter(|&n| !fixed[n]).collect();
+        if free.is_empty() {
+            return Ok(0);
+        }
+        let a =
+            nalgebra::DMatrix::from_fn(jset.len(), free.len(), |a, b| pool.req(free[b], jset[a]));
+        let sv = a.singular_values();
+        let top = sv.iter().copied().fold(0.0, f64::max);
+        let rank = sv.iter().filter(|&&s| s > 1e-9 * top.max(1e-300)).count();
+        Ok(free.len() - rank)
+    }
+}
+
+/// A digest of the pooled problem (FNV-1a over its numbers and names).
+pub fn digest(pool: &Pool) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    };
+    for v in pool.r.iter().chain(&pool.e).chain(&pool.ub) {
+        eat(&v.to_bits().to_le_bytes());
+    }
+    for s in pool.resources.iter().chain(&pool.users) {
+        eat(s.as_bytes());
+    }
+    format!("{h:016x}")
+}
+
+/// Enumerate every BBF bottleneck set of `pool` in this run's shard, in
+/// parallel (rayon; one loaded LP per worker). `progress` is called once
+/// per subset settled.
+pub fn enumerate<B>(
+    backend: &B,
+    pool: &Pool,
+    options: Options,
+    progress: &(dyn Fn() + Sync),
+) -> Result<Enumeration, BbfError>
+where
+    B: LpBackend + Sync,
+    B::Loaded: Send,
+{
+    let t0 = Instant::now();
+    let (index, count) = options.shard;
+    if count == 0 || index >= count {
+        return Err(BbfError::Parameter(format!(
+            "--shard {index}/{count}: need 0 <= I < N (I is 0-based)"
+        )));
+    }
+    let res = pool.saturable();
+    if res.len() > 40 {
+        return Err(BbfError::Parameter(format!(
+            "{} saturable resources: 2^{} subsets is beyond any enumeration",
+            res.len(),
+            res.len()
+        )));
+    }
+    let total = (1u64 << res.len()) - 1;
+    let masks: Vec<u64> = (1..=total).filter(|mask| mask % count == index).collect();
+    let tried = masks.len() as u64;
+    let found: Result<Vec<Verdict>, BbfError> = masks
+        .into_par_iter()
+        .map_init(
+            || build(backend, pool, &res),
+            |lp, mask| {
+                let r = match lp {
+                    Ok(lp) => lp.solve(pool, &res, mask, options.dimension),
+                    Err(e) => Err(BbfError::Parameter(format!("building the subset LP: {e}"))),
+                };
+                progress();
+                r
+            },
+        )
+        .collect();
+    let mut solutions = Vec::new();
+    let mut unsettled = Vec::new();
+    for v in found? {
+        match v {
+            Verdict::Found(s) => solutions.push(s),
+            Verdict::Not => {}
+            Verdict::Unsettled(u) => unsettled.push(u),
+        }
+    }
+    sort(pool, &mut solutions);
+    Ok(Enumeration {
+        solutions,
+        subsets_tried: tried,
+        seconds: t0.elapsed().as_secs_f64(),
+        subsets_total: total,
+        pruned_resources: (0..pool.num_resources())
+            .filter(|j| !res.contains(j))
+            .map(|j| pool.resources[j].clone())
+            .collect(),
+        shard: [index, count],
+        resources: pool.resources.clone(),
+        problem_digest: digest(pool),
+        complete: unsettled.is_empty(),
+        unsettled,
+    })
+}
+
+fn sort(pool: &Pool, s: &mut [BbfSolution]) {
+    let pos = |name: &String| pool.resources.iter().position(|r| r == name);
+    s.sort_by(|a, b| {
+        let ka: Vec<_> = a.bottlenecks.iter().map(pos).collect();
+        let kb: Vec<_> = b.bottlenecks.iter().map(pos).collect();
+        (ka.len(), ka).cmp(&(kb.len(), kb))
+    });
+}
+
+/// Merge shard outputs: they must come from the same problem and the same
+/// shard count, and cover every shard exactly once.
+pub fn merge(
+    pool_resources: Option<&[String]>,
+    parts: Vec<Enumeration>,
+) -> Result<Enumeration, String> {
+    let first = parts.first().ok_or("no shard files given")?;
+    let count = first.shard[1];
+    let mut seen = vec![false; count as usize];
+    for p in &parts {
+        if p.problem_digest != first.problem_digest || p.resources != first.resources {
+            return Err(format!(
+                "shard {}/{} comes from a different problem (digest {} vs {})",
+                p.shard[0], p.shard[1], p.problem_digest, first.problem_digest
+            ));
+        }
+        if p.shard[1] != count {
+            return Err(format!(
+                "shard {}/{} has a different shard count than {}/{}",
+                p.shard[0], p.shard[1], first.shard[0], count
+            ));
+        }
+        let i = p.shard[0] as usize;
+        if i >= seen.len() || seen[i] {
+            return Err(format!(
+                "shard {}/{count} appears twice or is out of range",
+                i
+            ));
+        }
+        seen[i] = true;
+    }
+    if let Some(i) = seen.iter().position(|s| !s) {
+        return Err(format!("shard {i}/{count} is missing"));
+    }
+    let resources = pool_resources.map_or_else(|| first.resources.clone(), |r| r.to_vec());
+    let mut solutions: Vec<BbfSolution> = parts.iter().flat_map(|p| p.solutions.clone()).collect();
+    let pos = |name: &String| resources.iter().position(|r| r == name);
+    solutions.sort_by(|a, b| {
+        let ka: Vec<_> = a.bottlenecks.iter().map(pos).collect();
+        let kb: Vec<_> = b.bottlenecks.iter().map(pos).collect();
+        (ka.len(), ka).cmp(&(kb.len(), kb))
+    });
+    Ok(Enumeration {
+        solutions,
+        subsets_tried: parts.iter().map(|p| p.subsets_tried).sum(),
+        seconds: parts.iter().map(|p| p.seconds).sum(),
+        subsets_total: first.subsets_total,
+        pruned_resources: first.pruned_resources.clone(),
+        shard: [0, 1],
+        resources,
+        problem_digest: first.problem_digest.clone(),
+        complete: parts.iter().all(|p| p.complete),
+        unsettled: parts.iter().flat_map(|p| p.unsettled.clone()).collect(),
+    })
+}
+
+/// Check every solution independently: the witness passes the BBF test and
+/// its bottleneck set is exactly the stated one. Returns the failures.
+pub fn audit(pool: &Pool, e: &Enumeration, tolerance: f64) -> Vec<String> {
+    e.solutions
+        .iter()
+        .filter_map(|s| {
+            let c = check(pool, &s.fractions, tolerance.min(s.margin / 2.0));
+            if !c.holds {
+                Some(format!(
+                    "{:?}: the witness fails the BBF test (violation {:.3e}, infeasibility {:.3e})",
+                    s.bottlenecks, c.worst_violation, c.infeasibility
+                ))
+            } else if c.bottlenecks != s.bottlenecks {
+                Some(format!(
+                    "{:?}: the witness's bottleneck set is {:?}",
+                    s.bottlenecks, c.bottlenecks
+                ))
+            } else {
+                None
+            }
+        })
+        .collect()
+}

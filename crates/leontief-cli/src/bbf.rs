@@ -1,0 +1,459 @@
+//! Bottleneck-based fairness on the command line: `solve --mechanism
+//! bbf-eg|bbf-ode`, `enumerate-bbf`, `merge-bbf` and `repro bbf-table1`.
+
+use crate::{bad_input, Failure};
+use anyhow::Context;
+use leontief_bbf::{check, eg, enumerate, ode, BbfError, Pool};
+use leontief_core::{Allocation, Instance, Status};
+use leontief_highs::Highs;
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The BBF mechanisms of `solve`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BbfKind {
+    /// Eisenberg-Gale on Clarabel, Newton-polished.
+    Eg,
+    /// The ODE trajectory.
+    Ode {
+        /// By t (the paper) or by log c.
+        by_t: bool,
+        /// Write every accepted step here (CSV).
+        trajectory: Option<PathBuf>,
+    },
+}
+
+pub(crate) fn bbf_failure(e: BbfError) -> Failure {
+    match e {
+        BbfError::Input { .. } | BbfError::Parameter(_) => bad_input(e.to_string()),
+        BbfError::Backend(b) => Failure {
+            code: 1,
+            message: format!("the solver could not run: {b}"),
+        },
+    }
+}
+
+/// The BBF test tolerance of every printed answer.
+pub const CHECK_TOLERANCE: f64 = 1e-9;
+
+fn names(pool: &Pool, p: &[f64]) -> Value {
+    Value::Object(
+        pool.resources
+            .iter()
+            .zip(p)
+            .map(|(r, v)| (r.clone(), json!(v)))
+            .collect(),
+    )
+}
+
+fn explain(pool: &Pool, x: &[f64], prices: Option<&[f64]>) -> Vec<String> {
+    let c = check(pool, x, 1e-7);
+    (0..pool.num_users())
+        .map(|n| {
+            let u = &c.users[n];
+            let who = &pool.users[n];
+            let budget = match prices {
+                Some(p) => {
+                    let q: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
+                    format!(
+                        "; at the prices its bundle costs {:.6} per unit and it spends {:.6} of its budget e = {:.6}",
+                        q,
+                        q * x[n],
+                        pool.e[n]
+                    )
+                }
+                None => String::new(),
+            };
+            if u.full {
+                format!("{who} gets its whole request (x = 1){budget}")
+            } else if let Some(w) = &u.witness {
+                format!(
+                    "{who} gets x = {:.9}: it is stopped by bottleneck {w}, where it holds {:.9} >= its entitlement {:.9}{budget}",
+                    x[n],
+                    pool.e[n] + u.margin,
+                    pool.e[n]
+                )
+            } else {
+                format!(
+                    "{who} gets x = {:.9} and requests no bottleneck: condition (2) fails for it by {:.3e}",
+                    x[n], u.violation
+                )
+            }
+        })
+        .collect()
+}
+
+fn pool_notes(pool: &Pool, a: &mut Allocation) {
+    if pool.pooled {
+        a.pooled = true;
+        a.notes.push("BBF is defined on one pool: the servers are pooled into one of capacity C; tasks[n][i] splits x_n across entries in proportion to their capacity of the user's dominant resource and need not be placeable".into());
+    }
+    if pool.placement_ignored {
+        a.notes
+            .push("placement lists do not apply to the pooled BBF model and were ignored".into());
+    }
+    if pool.ub.iter().any(|u| u.is_infinite()) {
+        a.notes.push("users without `tasks` have no x_n <= 1 bound: their x_n is a task count (r_(n,j) = D_(n,j)/C_j)".into());
+    }
+}
+
+/// `solve --mechanism bbf-eg|bbf-ode`.
+pub fn solve(instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure> {
+    let pool = Pool::new(instance).map_err(bbf_failure)?;
+    match kind {
+        BbfKind::Eg => {
+            let clarabel = leontief_clarabel::Clarabel::default();
+            let o = eg::solve(&clarabel, &pool).map_err(bbf_failure)?;
+            let mut a = Allocation::new(instance, "bbf-eg", o.status, pool.split(instance, &o.x));
+            a.backend_status = Some(o.raw_status.clone());
+            a.build_seconds = o.build_seconds;
+            a.solve_seconds = o.solve_seconds + o.polish_seconds;
+            a.lps_solved = 1;
+            pool_notes(&pool, &mut a);
+            if o.status.has_solution() {
+                a.objective = Some(o.certificate.objective);
+                let c = check(&pool, &o.x, CHECK_TOLERANCE);
+                a.explanation = explain(&pool, &o.x, Some(&o.prices));
+                a.notes.push(if o.polished {
+                    format!("Eisenberg-Gale on Clarabel (exponential cones, {} iterations), polished by {} Newton steps on the dual over the active set", o.iterations, o.newton_steps)
+                } else {
+                    "Eisenberg-Gale on Clarabel; the Newton polish did not certify, so the answer has interior-point accuracy (about 1e-5 in x)".into()
+                });
+                a.bbf = Some(json!({
+                    "method": "eisenberg-gale",
+                    "fractions": o.x,
+                    "bottlenecks": c.bottlenecks,
+                    "worst_violation": c.worst_violation,
+                    "prices": names(&pool, &o.prices),
+                    "prices_meaning": "Fisher-market equilibrium prices (Gutman-Nisan): user n spends its entitlement e_n on its bundle",
+                    "entitlements": pool.e,
+                    "polished": o.polished,
+                    "certificate": o.certificate,
+                    "seconds": {"build": o.build_seconds, "conic": o.solve_seconds, "polish": o.polish_seconds},
+                }));
+            }
+            Ok(a)
+        }
+        BbfKind::Ode { by_t, trajectory } => {
+            let settings = ode::OdeSettings {
+                param: if *by_t {
+                    ode::Param::T
+                } else {
+                    ode::Param::LogC
+                },
+                record: trajectory.is_some(),
+                ..ode::OdeSettings::default()
+            };
+            let o = ode::trajectory(&pool, &settings).map_err(bbf_failure)?;
+            let status = match &o.error {
+                None => Status::Optimal,
+                Some(e) if e.contains("more than") => Status::IterationLimit,
+                Some(_) => Status::NumericalFailure,
+            };
+            if let Some(path) = trajectory {
+                write_trajectory(path, &pool, &o, *by_t).map_err(Failure::from)?;
+            }
+            let mut a = Allocation::new(instance, "bbf-ode", status, pool.split(instance, &o.x));
+            a.backend_status = Some(match &o.error {
+                None => "ode_solvers Dopri5: reached c_end".to_string(),
+                Some(e) => format!("ode_solvers Dopri5: {e}"),
+            });
+            a.solve_seconds = o.seconds;
+            pool_notes(&pool, &mut a);
+            let c = check(&pool, &o.x, 1e-6);
+            a.explanation = explain(&pool, &o.x, None);
+            a.objective = Some(eg::objective(&pool, &o.x));
+            a.notes.push(format!(
+                "the trajectory of 003 Sec. 5.3 (corrected as in docs/mechanisms.md) by {}, Dormand-Prince 5(4), from c = {:e} to c = {:e}: the limit is the Eisenberg-Gale allocation, and at c the bottleneck slacks are about 1/(c p_j)",
+                if *by_t { "t (df/dt = 1)" } else { "log c" },
+                settings.c0, o.c
+            ));
+            a.bbf = Some(json!({
+                "method": "ode",
+                "parameterisation": if *by_t { "t" } else { "log-c" },
+                "fractions": o.x,
+                "bottlenecks": c.bottlenecks,
+                "worst_violation": c.worst_violation,
+                "final_c": o.c,
+                "final_parameter": o.end,
+                "steps": o.steps,
+                "rejected_steps": o.rejected,
+                "evaluations": o.evaluations,
+                "integrator_error": o.error,
+                "entitlements": pool.e,
+            }));
+            Ok(a)
+        }
+    }
+}
+
+fn write_trajectory(
+    path: &Path,
+    pool: &Pool,
+    o: &ode::OdeOutcome,
+    by_t: bool,
+) -> anyhow::Result<()> {
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+    );
+    write!(f, "{},c", if by_t { "t" } else { "log_c" })?;
+    for u in &pool.users {
+        write!(f, ",{u}")?;
+    }
+    for r in &pool.resources {
+        write!(f, ",slack_{r}")?;
+    }
+    writeln!(f)?;
+    for (s, c, x) in &o.trajectory {
+        write!(f, "{s},{c}")?;
+        for v in x {
+            write!(f, ",{v}")?;
+        }
+        for l in pool.loads(x) {
+            write!(f, ",{}", 1.0 - l)?;
+        }
+        writeln!(f)?;
+    }
+    Ok(())
+}
+
+/// The independent check of a BBF answer: condition (2) on the pooled
+/// fractions, and first-order optimality of the Eisenberg-Gale program (a
+/// Frank-Wolfe LP on HiGHS from the allocation alone).
+pub fn verify(highs: &Highs, instance: &Instance, a: &Allocation) -> anyhow::Result<Value> {
+    if !a.status.has_solution() {
+        return Ok(
+            json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
+        );
+    }
+    let pool = Pool::new(instance).map_err(|e| anyhow::anyhow!(e.to_string()))?;
+    let x = pool.fractions(&a.user_tasks);
+    let tol = if a.mechanism == "bbf-ode" {
+        1e-6
+    } else {
+        CHECK_TOLERANCE
+    };
+    let c = check(&pool, &x, tol);
+    let pooled = instance.pooled();
+    let fw = leontief_fds::frank_wolfe_gap_log(highs, &pooled, &a.user_tasks)
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
+    Ok(json!({
+        "property": "condition (2) of BBF: every user has x_n = 1 or holds at least its entitlement of a bottleneck; and Eisenberg-Gale optimality (Frank-Wolfe gap of sum e_n log x_n, an LP on HiGHS)",
+        "bbf": c,
+        "frank_wolfe_gap": fw,
+        "ok": c.holds && fw <= if a.mechanism == "bbf-ode" { 1e-5 } else { 1e-8 },
+    }))
+}
+
+/// `enumerate-bbf` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EnumerateArgs {
+    /// Instance JSON.
+    pub instance: PathBuf,
+    /// Run the I-th of N disjoint slices of the subsets (0 <= I < N), e.g.
+    /// `--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT` with a 0-based
+    /// array; merge the outputs with `leontief merge-bbf`.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Skip the polytope dimensions (saves a few LPs per solution).
+    #[arg(long)]
+    pub no_dimension: bool,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+fn parse_shard(s: &str) -> Result<(u64, u64), Failure> {
+    let bad = || bad_input(format!("--shard {s}: expected I/N with 0 <= I < N"));
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u64, u64) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if n == 0 || i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+fn print(v: &impl serde::Serialize, pretty: bool) -> Result<(), Failure> {
+    let text = if pretty {
+        serde_json::to_string_pretty(v)
+    } else {
+        serde_json::to_string(v)
+    }
+    .context("serialising")?;
+    println!("{text}");
+    Ok(())
+}
+
+fn progress_bar(len: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(len);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} subsets ({eta} left)",
+            )
+            .expect("a valid template"),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    }
+}
+
+fn pool_of(path: &PathBuf) -> Result<Pool, Failure> {
+    let inst = crate::load(path)?;
+    Pool::new(&inst).map_err(bbf_failure)
+}
+
+/// Run `enumerate` on a thread pool of the requested size.
+fn in_pool<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, Failure> {
+    match threads {
+        Some(0) => Err(bad_input("--threads must be >= 1")),
+        Some(t) => Ok(rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build()
+            .context("starting the worker threads")?
+            .install(f)),
+        None => Ok(f()),
+    }
+}
+
+/// `enumerate-bbf`.
+pub fn enumerate_cmd(args: &EnumerateArgs) -> Result<(), Failure> {
+    let shard = match &args.shard {
+        Some(s) => parse_shard(s)?,
+        None => (0, 1),
+    };
+    let pool = pool_of(&args.instance)?;
+    let highs = crate::backend(None, crate::AlgorithmArg::Choose)?;
+    let m = pool.saturable().len() as u32;
+    let bar = progress_bar(((1u64 << m) - 1) / shard.1);
+    let opts = enumerate::Options {
+        shard,
+        dimension: !args.no_dimension,
+    };
+    let e = in_pool(args.threads, || {
+        enumerate::enumerate(&highs, &pool, opts, &|| bar.inc(1))
+    })?
+    .map_err(bbf_failure)?;
+    bar.finish_and_clear();
+    let failures = enumerate::audit(&pool, &e, CHECK_TOLERANCE);
+    if !failures.is_empty() {
+        return Err(Failure {
+            code: 1,
+            message: format!(
+                "the independent BBF test rejected printed solutions:\n{}",
+                failures.join("\n")
+            ),
+        });
+    }
+    print(&e, args.pretty)
+}
+
+/// `merge-bbf FILES...`.
+pub fn merge_cmd(files: &[PathBuf], pretty: bool) -> Result<(), Failure> {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f)
+            .map_err(|e| bad_input(format!("cannot read {}: {e}", f.display())))?;
+        let e: enumerate::Enumeration = serde_json::from_str(&text)
+            .map_err(|e| bad_input(format!("{}: not an enumerate-bbf output: {e}", f.display())))?;
+        parts.push(e);
+    }
+    let merged = enumerate::merge(None, parts).map_err(bad_input)?;
+    print(&merged, pretty)
+}
+
+/// `repro bbf-table1` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Table1Args {
+    /// Samples per m.
+    #[arg(long, default_value_t = 100)]
+    pub samples: usize,
+    /// Range of m, `a..b` inclusive.
+    #[arg(long, default_value = "4..9")]
+    pub m: String,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Table 1 of 003: mean number of BBF solutions, N = 5m, r ~ U[0,1].
+const PAPER_TABLE1: [(usize, f64); 6] = [
+    (4, 5.4),
+    (5, 14.6),
+    (6, 34.8),
+    (7, 77.0),
+    (8, 186.0),
+    (9, 401.0),
+];
+
+/// `repro bbf-table1`.
+pub fn table1(args: &Table1Args) -> Result<(), Failure> {
+    use rand::{Rng, SeedableRng};
+    let (a, b) = args
+        .m
+        .split_once("..")
+        .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)))
+        .filter(|(a, b)| *a >= 1 && a <= b && *b <= 20)
+        .ok_or_else(|| {
+            bad_input(format!(
+                "--m {}: expected a..b with 1 <= a <= b <= 20",
+                args.m
+            ))
+        })?;
+    if args.samples == 0 {
+        return Err(bad_input("--samples must be >= 1"));
+    }
+    let highs = crate::backend(None, crate::AlgorithmArg::Choose)?;
+    let t0 = std::time::Instant::now();
+    let mut rows = Vec::new();
+    println!("m   N   samples  mean     sd      paper  seconds");
+    for m in a..=b {
+        let t1 = std::time::Instant::now();
+        let nu = 5 * m;
+        let counts: Vec<f64> = (0..args.samples)
+            .map(|s| {
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
+                    args.seed ^ ((m as u64) << 32) ^ s as u64,
+                );
+                let r: Vec<Vec<f64>> = (0..nu)
+                    .map(|_| (0..m).map(|_| rng.gen::<f64>()).collect())
+                    .collect();
+                let pool = Pool::from_requests(&r, &vec![1.0; nu], &vec![true; nu]);
+                let opts = enumerate::Options {
+                    shard: (0, 1),
+                    dimension: false,
+                };
+                enumerate::enumerate(&highs, &pool, opts, &|| {})
+                    .map(|e| e.solutions.len() as f64)
+                    .map_err(bbf_failure)
+            })
+            .collect::<Result<_, _>>()?;
+        let mean = counts.iter().sum::<f64>() / counts.len() as f64;
+        let sd = (counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>()
+            / (counts.len().max(2) - 1) as f64)
+            .sqrt();
+        let paper = PAPER_TABLE1.iter().find(|p| p.0 == m).map(|p| p.1);
+        let secs = t1.elapsed().as_secs_f64();
+        println!(
+            "{m:<3} {nu:<3} {:<8} {mean:<8.2} {sd:<7.2} {:<6} {secs:.2}",
+            args.samples,
+            paper.map_or("-".into(), |p| format!("{p}")),
+        );
+        rows.push(json!({"m": m, "users": nu, "samples": args.samples, "mean": mean, "sd": sd, "paper_mean": paper, "seconds": secs}));
+    }
+    eprintln!(
+        "total {:.2} s; {}",
+        t0.elapsed().as_secs_f64(),
+        serde_json::to_string(&rows).context("serialising")?
+    );
+    Ok(())
+}
