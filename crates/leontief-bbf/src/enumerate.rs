@@ -23,6 +23,11 @@
 //! [0, t*]. So 2^{m'} - 1 subsets are tried, m' the number of saturable
 //! resources.
 //!
+//! A second rule settles a subset without an LP: if the lower bounds alone
+//! load some resource above 1, or load a resource outside J to 1 or more
+//! (it must stay strictly below 1), the LP is infeasible, since loads only
+//! grow with x.
+//!
 //! **Re-solves.** Each worker builds the LP once (columns x_n, t and a
 //! slack u_j per resource with sum_n x_n r_{n,j} + u_j = 1 and t - u_j <= 0)
 //! and moves between subsets by bounds only: j in J fixes u_j = 0 and frees
@@ -43,6 +48,7 @@ use crate::{check, BbfError, Pool};
 use leontief_model::{Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense, Status};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
@@ -88,8 +94,11 @@ impl Default for Options {
 pub struct Enumeration {
     /// The bottleneck sets, ordered by size then lexicographically.
     pub solutions: Vec<BbfSolution>,
-    /// Subset LPs tried (or settled without an LP) by this run.
+    /// Subsets settled by this run (by an LP or by a pruning rule).
     pub subsets_tried: u64,
+    /// Subset LPs solved (the others were settled by the lower-bound rule).
+    #[serde(default)]
+    pub lps_solved: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// 2^{m'} - 1 over all shards.
@@ -119,7 +128,7 @@ pub struct Unsettled {
     pub status: String,
 }
 
-/// What one subset LP says.
+/// What one subset LP says (and how many LPs its worker has solved).
 enum Verdict {
     Found(BbfSolution),
     Not,
@@ -136,20 +145,27 @@ struct SubsetLp<L: LoadedLp> {
     lo_rows: Vec<Row>,
     zlo: Vec<Col>,
     zhi: Vec<Option<Col>>,
+    delta: Option<Col>,
 }
 
 fn build<B: LpBackend>(
     backend: &B,
     pool: &Pool,
     res: &[usize],
+    with_dimension: bool,
 ) -> Result<SubsetLp<B::Loaded>, BbfError> {
     let nu = pool.num_users();
     let mut b = ProblemBuilder::new(Sense::Maximise);
     let load_rows: Vec<Row> = res.iter().map(|_| b.add_row(1.0, 1.0)).collect();
     let trow: Vec<Row> = res.iter().map(|_| b.add_row(-INF, 0.0)).collect();
-    let lo_rows: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, INF)).collect();
+    // The bound-slack rows and z columns exist only to measure dimensions.
+    let lo_rows: Vec<Row> = if with_dimension {
+        (0..nu).map(|_| b.add_row(0.0, INF)).collect()
+    } else {
+        Vec::new()
+    };
     let hi_rows: Vec<Option<Row>> = (0..nu)
-        .map(|n| pool.ub[n].is_finite().then(|| b.add_row(-INF, pool.ub[n])))
+        .map(|n| (with_dimension && pool.ub[n].is_finite()).then(|| b.add_row(-INF, pool.ub[n])))
         .collect();
     let x: Vec<Col> = (0..nu)
         .map(|n| {
@@ -158,7 +174,7 @@ fn build<B: LpBackend>(
                 .enumerate()
                 .filter(|(_, &j)| pool.req(n, j) > 0.0)
                 .map(|(a, &j)| (load_rows[a], pool.req(n, j)))
-                .chain([(lo_rows[n], 1.0)])
+                .chain(lo_rows.get(n).map(|&r| (r, 1.0)))
                 .chain(hi_rows[n].map(|r| (r, 1.0)));
             b.add_col(0.0, 0.0, pool.ub[n], entries)
         })
@@ -167,12 +183,28 @@ fn build<B: LpBackend>(
     let u: Vec<Col> = (0..res.len())
         .map(|a| b.add_col(0.0, 0.0, INF, [(load_rows[a], 1.0), (trow[a], -1.0)]))
         .collect();
-    let zlo: Vec<Col> = (0..nu)
-        .map(|n| b.add_col(0.0, 0.0, 0.0, [(lo_rows[n], -1.0)]))
+    let zlo: Vec<Col> = lo_rows
+        .iter()
+        .map(|&r| b.add_col(0.0, 0.0, 0.0, [(r, -1.0)]))
         .collect();
-    let zhi: Vec<Option<Col>> = (0..nu)
-        .map(|n| hi_rows[n].map(|r| b.add_col(0.0, 0.0, 0.0, [(r, 1.0)])))
+    let zhi: Vec<Option<Col>> = hi_rows
+        .iter()
+        .map(|r| r.map(|r| b.add_col(0.0, 0.0, 0.0, [(r, 1.0)])))
         .collect();
+    // delta: one common slack for every bound (x_n - delta >= lb_n,
+    // x_n + delta <= ub_n), the one-LP fast path of the dimension.
+    let delta = with_dimension.then(|| {
+        b.add_col(
+            0.0,
+            0.0,
+            0.0,
+            lo_rows
+                .iter()
+                .map(|&r| (r, -1.0))
+                .chain(hi_rows.iter().flatten().map(|&r| (r, 1.0)))
+                .collect::<Vec<_>>(),
+        )
+    });
     let lp = backend.load(b.build())?;
     Ok(SubsetLp {
         lp,
@@ -183,6 +215,7 @@ fn build<B: LpBackend>(
         lo_rows,
         zlo,
         zhi,
+        delta,
     })
 }
 
@@ -210,24 +243,42 @@ impl<L: LoadedLp> SubsetLp<L> {
         res: &[usize],
         mask: u64,
         dimension: bool,
+        lps: &AtomicU64,
     ) -> Result<Verdict, BbfError> {
         let jpos: Vec<usize> = (0..res.len()).filter(|&a| mask >> a & 1 == 1).collect();
         let jset: Vec<usize> = jpos.iter().map(|&a| res[a]).collect();
         let Some(lb) = lower_bounds(pool, &jset) else {
             return Ok(Verdict::Not);
         };
-        for (n, &c) in self.x.iter().enumerate() {
-            self.lp.set_col_bounds(c, lb[n], pool.ub[n])?;
-            self.lp.set_row_bounds(self.lo_rows[n], lb[n], INF)?;
-            self.lp.set_col_bounds(self.zlo[n], 0.0, 0.0)?;
-            if let Some(z) = self.zhi[n] {
-                self.lp.set_col_bounds(z, 0.0, 0.0)?;
-            }
+        // The lower bounds alone overload a resource, or fill one outside
+        // J (which must stay strictly below 1): no LP needed.
+        let floor = pool.loads(&lb);
+        if (0..pool.num_resources())
+            .any(|j| floor[j] > 1.0 + 1e-12 || (floor[j] >= 1.0 - 1e-12 && !jset.contains(&j)))
+        {
+            return Ok(Verdict::Not);
+        }
+        lps.fetch_add(1, Ordering::Relaxed);
+        // Every column bound in one call: x, u and the z's.
+        let mut cols = self.x.clone();
+        let mut lo = lb.clone();
+        let mut hi = pool.ub.clone();
+        for a in 0..res.len() {
+            cols.push(self.u[a]);
+            lo.push(0.0);
+            hi.push(if mask >> a & 1 == 1 { 0.0 } else { INF });
+        }
+        for z in self.zlo.iter().chain(self.zhi.iter().flatten()) {
+            cols.push(*z);
+            lo.push(0.0);
+            hi.push(0.0);
+        }
+        self.lp.set_cols_bounds(&cols, &lo, &hi)?;
+        for (n, &r) in self.lo_rows.iter().enumerate() {
+            self.lp.set_row_bounds(r, lb[n], INF)?;
         }
         for a in 0..res.len() {
             let inj = mask >> a & 1 == 1;
-            self.lp
-                .set_col_bounds(self.u[a], 0.0, if inj { 0.0 } else { INF })?;
             self.lp
                 .set_row_bounds(self.trow[a], -INF, if inj { INF } else { 0.0 })?;
         }
@@ -281,6 +332,39 @@ impl<L: LoadedLp> SubsetLp<L> {
             if let Some(z) = self.zhi[n] {
                 self.lp.set_col_bounds(z, 0.0, 1.0)?;
                 cand.push((n, z));
+            }
+        }
+        // Fast path: one LP maximising a slack common to every candidate
+        // bound (only those bounds: fixed users' rows are relaxed by
+        // setting their own z free instead). delta > 0 proves no candidate
+        // is an implicit equality.
+        if let Some(delta) = self.delta {
+            for n in (0..nu).filter(|&n| fixed[n]) {
+                // lb = ub: let this user's rows absorb delta through its z's.
+                self.lp.set_col_bounds(self.zlo[n], -1.0, 0.0)?;
+                if let Some(z) = self.zhi[n] {
+                    self.lp.set_col_bounds(z, -1.0, 0.0)?;
+                }
+            }
+            for &(_, c) in &cand {
+                self.lp.set_col_bounds(c, 0.0, 0.0)?;
+            }
+            self.lp.set_col_bounds(delta, 0.0, 1.0)?;
+            self.lp.set_cost(delta, 1.0)?;
+            let s = self.lp.solve()?;
+            self.lp.set_cost(delta, 0.0)?;
+            self.lp.set_col_bounds(delta, 0.0, 0.0)?;
+            for n in (0..nu).filter(|&n| fixed[n]) {
+                self.lp.set_col_bounds(self.zlo[n], 0.0, 0.0)?;
+                if let Some(z) = self.zhi[n] {
+                    self.lp.set_col_bounds(z, 0.0, 0.0)?;
+                }
+            }
+            for &(_, c) in &cand {
+                self.lp.set_col_bounds(c, 0.0, 1.0)?;
+            }
+            if s.status == Status::Optimal && s.objective > 1e-9 {
+                cand.clear();
             }
         }
         for &(_, c) in &cand {
@@ -372,13 +456,14 @@ where
     let total = (1u64 << res.len()) - 1;
     let masks: Vec<u64> = (1..=total).filter(|mask| mask % count == index).collect();
     let tried = masks.len() as u64;
+    let lps = AtomicU64::new(0);
     let found: Result<Vec<Verdict>, BbfError> = masks
         .into_par_iter()
         .map_init(
-            || build(backend, pool, &res),
+            || build(backend, pool, &res, options.dimension),
             |lp, mask| {
                 let r = match lp {
-                    Ok(lp) => lp.solve(pool, &res, mask, options.dimension),
+                    Ok(lp) => lp.solve(pool, &res, mask, options.dimension, &lps),
                     Err(e) => Err(BbfError::Parameter(format!("building the subset LP: {e}"))),
                 };
                 progress();
@@ -399,6 +484,7 @@ where
     Ok(Enumeration {
         solutions,
         subsets_tried: tried,
+        lps_solved: lps.into_inner(),
         seconds: t0.elapsed().as_secs_f64(),
         subsets_total: total,
         pruned_resources: (0..pool.num_resources())
@@ -467,6 +553,7 @@ pub fn merge(
     Ok(Enumeration {
         solutions,
         subsets_tried: parts.iter().map(|p| p.subsets_tried).sum(),
+        lps_solved: parts.iter().map(|p| p.lps_solved).sum(),
         seconds: parts.iter().map(|p| p.seconds).sum(),
         subsets_total: first.subsets_total,
         pruned_resources: first.pruned_resources.clone(),

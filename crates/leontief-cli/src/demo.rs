@@ -21,6 +21,34 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
     let (mut pass, mut fail, mut refused, mut skipped) = (0, 0, 0, Vec::new());
     for case in &cases {
         let params = case.params();
+        if case.mechanism() == "enumerate-bbf" {
+            let inst = Instance::from_path(&case.instance)
+                .map_err(|e| bad_input(format!("{}: {e}", case.name)))?;
+            let pool = leontief_bbf::Pool::new(&inst).map_err(crate::bbf::bbf_failure)?;
+            let e = leontief_bbf::enumerate::enumerate(&highs, &pool, Default::default(), &|| {})
+                .map_err(crate::bbf::bbf_failure)?;
+            let audited = leontief_bbf::enumerate::audit(&pool, &e, crate::bbf::CHECK_TOLERANCE);
+            let out = serde_json::to_value(&e).map_err(|e| anyhow::anyhow!(e))?;
+            let result = match compare(case, &out) {
+                Ok(_) => {
+                    pass += 1;
+                    format!("ok: {} bottleneck sets", e.solutions.len())
+                }
+                Err(msg) => {
+                    fail += 1;
+                    format!("MISMATCH: {msg}")
+                }
+            };
+            println!(
+                "{:<36} {:<10} {:>10} {:>9}  {}",
+                case.name,
+                "enum-bbf",
+                "exact",
+                audited.is_empty(),
+                result
+            );
+            continue;
+        }
         let Ok(mech) = parse_mechanism(case.mechanism(), &params) else {
             skipped.push(case.mechanism().to_string());
             continue;

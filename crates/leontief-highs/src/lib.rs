@@ -451,6 +451,49 @@ impl LoadedLp for HighsLp {
         Ok(())
     }
 
+    fn set_cols_bounds(
+        &mut self,
+        cols: &[Col],
+        lower: &[f64],
+        upper: &[f64],
+    ) -> Result<(), BackendError> {
+        assert!(
+            cols.len() == lower.len() && cols.len() == upper.len(),
+            "set_cols_bounds: slices of different lengths"
+        );
+        if cols.is_empty() {
+            return Ok(());
+        }
+        // HiGHS wants the set in ascending order.
+        let mut order: Vec<usize> = (0..cols.len()).collect();
+        order.sort_by_key(|&k| cols[k].0);
+        let set = order
+            .iter()
+            .map(|&k| int(cols[k].0, "column"))
+            .collect::<Result<Vec<_>, _>>()?;
+        let lo: Vec<f64> = order.iter().map(|&k| lower[k]).collect();
+        let hi: Vec<f64> = order.iter().map(|&k| upper[k]).collect();
+        let n = int(set.len(), "column count")?;
+        // SAFETY: valid instance; the three buffers hold n entries each.
+        check(
+            unsafe {
+                ffi::Highs_changeColsBoundsBySet(
+                    self.ptr,
+                    n,
+                    set.as_ptr(),
+                    lo.as_ptr(),
+                    hi.as_ptr(),
+                )
+            },
+            "Highs_changeColsBoundsBySet",
+        )?;
+        for (k, &c) in cols.iter().enumerate() {
+            self.problem.col_lower[c.0] = lower[k];
+            self.problem.col_upper[c.0] = upper[k];
+        }
+        Ok(())
+    }
+
     fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError> {
         let r = int(row.0, "row")?;
         // SAFETY: valid instance; HiGHS checks the index.

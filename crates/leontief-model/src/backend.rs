@@ -114,6 +114,19 @@ pub trait LoadedLp {
     fn problem(&self) -> &Problem;
     /// Change the bounds of a column.
     fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError>;
+    /// Change the bounds of many columns at once (one native call where
+    /// the backend has one). `cols`, `lower` and `upper` have equal length.
+    fn set_cols_bounds(
+        &mut self,
+        cols: &[Col],
+        lower: &[f64],
+        upper: &[f64],
+    ) -> Result<(), BackendError> {
+        for ((&c, &l), &u) in cols.iter().zip(lower).zip(upper) {
+            self.set_col_bounds(c, l, u)?;
+        }
+        Ok(())
+    }
     /// Change the bounds of a row.
     fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError>;
     /// Change the objective coefficient of a column.
