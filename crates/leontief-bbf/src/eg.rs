@@ -206,7 +206,19 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
         .map(|j| res_rows[j].map_or(0.0, |row| sol.row_dual[row.0].abs()))
         .collect();
     let t1 = Instant::now();
-    let polished = polish(pool, &x0, &p0);
+    let mut polished = polish(pool, &x0, &p0);
+    if polished.is_none() {
+        // The interior point was too rough for the active set: descend on
+        // the dual from its prices (made positive) and polish again.
+        let floor = p0.iter().copied().fold(0.0, f64::max).max(1.0) * 1e-6;
+        let used = used_resources(pool);
+        let start: Vec<f64> = (0..m)
+            .map(|j| if used[j] { p0[j].max(floor) } else { 0.0 })
+            .collect();
+        let (p, _, _) = dual_descent(pool, start);
+        let (x, _) = primal_of(pool, &p);
+        polished = polish(pool, &x, &p);
+    }
     out.polish_seconds = t1.elapsed().as_secs_f64();
     match polished {
         Some(pz) => {
@@ -222,6 +234,186 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
     }
     out.certificate = certify(pool, &out.x, &out.prices);
     Ok(out)
+}
+
+/// Solve the Eisenberg-Gale program by projected Newton on its dual
+/// (m prices, whatever N is), then [`polish`]. For large instances, where
+/// the cone program's KKT system (N exponential cones coupled by m dense
+/// rows) is slow: O(N m^2) per step.
+///
+/// g is convex on p >= 0 and +inf where an uncapped user's bundle costs 0,
+/// so starting from positive prices and backtracking on g keeps every
+/// iterate inside. Each step: the bound-active set (p_j = 0 with
+/// dg/dp_j > 0) stays at 0; on the rest a Newton step with the Hessian
+/// sum_{n below its bound} e_n / q_n^2 r_n r_n^T (regularised when
+/// singular), projected onto p >= 0, with Armijo backtracking on g.
+pub fn solve_dual(pool: &Pool) -> Result<EgOutcome, BbfError> {
+    let t0 = Instant::now();
+    let m = pool.num_resources();
+    let used = used_resources(pool);
+    let nused = used.iter().filter(|&&u| u).count().max(1) as f64;
+    let start: Vec<f64> = used
+        .iter()
+        .map(|&u| if u { 1.0 / nused } else { 0.0 })
+        .collect();
+    let (p, iterations, converged) = dual_descent(pool, start);
+    debug_assert_eq!(p.len(), m);
+    let (x, _) = primal_of(pool, &p);
+    let solve_seconds = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let polished = polish(pool, &x, &p);
+    let polish_seconds = t1.elapsed().as_secs_f64();
+    let (x, p, ok, steps) = match polished {
+        Some(z) => (z.x, z.p, true, z.steps),
+        None => (x, p, false, 0),
+    };
+    let certificate = certify(pool, &x, &p);
+    let status = if ok || (converged && certificate.worst() < 1e-9) {
+        Status::Optimal
+    } else if certificate.worst() < 1e-5 {
+        Status::ReducedAccuracy
+    } else {
+        Status::NumericalFailure
+    };
+    Ok(EgOutcome {
+        status,
+        raw_status: format!(
+            "dual projected Newton: {} after {iterations} iterations",
+            if converged { "converged" } else { "stopped" }
+        ),
+        x,
+        prices: p,
+        polished: ok,
+        certificate,
+        build_seconds: 0.0,
+        solve_seconds,
+        polish_seconds,
+        iterations,
+        newton_steps: steps,
+    })
+}
+
+fn used_resources(pool: &Pool) -> Vec<bool> {
+    (0..pool.num_resources())
+        .map(|j| (0..pool.num_users()).any(|n| pool.req(n, j) > 0.0))
+        .collect()
+}
+
+/// Projected Newton on g from `start` (prices of used resources must be
+/// positive so every uncapped user's bundle has a positive cost). Returns
+/// the prices, the iterations and whether the KKT residual fell below
+/// 1e-11.
+fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
+    let (nu, m) = (pool.num_users(), pool.num_resources());
+    let used = used_resources(pool);
+    let mut p = start;
+    let mut g = dual_value(pool, &p);
+    let mut iterations = 0u64;
+    let mut converged = false;
+    for it in 0..200 {
+        iterations = it as u64 + 1;
+        let (x, q) = primal_of(pool, &p);
+        let loads = pool.loads(&x);
+        let grad: Vec<f64> = (0..m)
+            .map(|j| if used[j] { 1.0 - loads[j] } else { 0.0 })
+            .collect();
+        // KKT of min g over p >= 0.
+        let kkt = (0..m)
+            .filter(|&j| used[j])
+            .map(|j| {
+                if p[j] > 0.0 {
+                    grad[j].abs()
+                } else {
+                    (-grad[j]).max(0.0)
+                }
+            })
+            .fold(0.0f64, f64::max);
+        if kkt < 1e-11 {
+            converged = true;
+            break;
+        }
+        // Bertsekas' epsilon-active set: prices within eps of 0 whose
+        // gradient pushes them down stay out of the Newton system.
+        let pmax = p.iter().copied().fold(0.0, f64::max);
+        let proj: f64 = (0..m)
+            .filter(|&j| used[j])
+            .map(|j| (p[j] - (p[j] - grad[j]).max(0.0)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let eps = proj.min(0.1 * pmax);
+        let free: Vec<usize> = (0..m)
+            .filter(|&j| used[j] && !(p[j] <= eps && grad[j] > 0.0))
+            .collect();
+        let bound: Vec<usize> = (0..m)
+            .filter(|&j| used[j] && p[j] <= eps && grad[j] > 0.0)
+            .collect();
+        let k = free.len();
+        let mut h = DMatrix::<f64>::zeros(k, k);
+        let mut rn = vec![0.0; k];
+        for n in 0..nu {
+            if q[n] <= 0.0 || x[n] >= pool.ub[n] {
+                continue;
+            }
+            let row = pool.row(n);
+            for (a, &j) in free.iter().enumerate() {
+                rn[a] = row[j];
+            }
+            let w = pool.e[n] / (q[n] * q[n]);
+            for a in 0..k {
+                if rn[a] == 0.0 {
+                    continue;
+                }
+                let ra = rn[a] * w;
+                for b in a..k {
+                    h[(a, b)] += ra * rn[b];
+                }
+            }
+        }
+        // Regularise: where every user of the free resources is at its
+        // bound the Hessian vanishes, and the step falls back towards
+        // steepest descent with a length the line search can reach.
+        let scale = (0..k).map(|a| h[(a, a)]).fold(0.0f64, f64::max);
+        let gmax = free.iter().map(|&j| grad[j].abs()).fold(0.0f64, f64::max);
+        let mu = (1e-12 * scale).max(1e-8 * gmax).max(1e-300);
+        for a in 0..k {
+            for b in 0..a {
+                h[(a, b)] = h[(b, a)];
+            }
+            h[(a, a)] += mu;
+        }
+        let rhs = DVector::from_fn(k, |a, _| -grad[free[a]]);
+        let dir = match h.clone().cholesky() {
+            Some(c) => c.solve(&rhs),
+            None => rhs.clone(),
+        };
+        // Armijo on g along the projected path.
+        let mut t = 1.0;
+        let mut moved = false;
+        while t > 1e-14 {
+            let mut trial = p.clone();
+            for (a, &j) in free.iter().enumerate() {
+                trial[j] = (p[j] + t * dir[a]).max(0.0);
+            }
+            for &j in &bound {
+                trial[j] = (p[j] - t * grad[j]).max(0.0);
+            }
+            let gt = dual_value(pool, &trial);
+            let decrease: f64 = (0..m).map(|j| grad[j] * (trial[j] - p[j])).sum();
+            if gt.is_finite() && gt <= g + 1e-4 * decrease.min(0.0) {
+                // Below the arithmetic's resolution of g: hand over to the
+                // polish, which solves grad g = 0 on the active set.
+                moved = g - gt > 1e-15 * g.abs().max(1.0);
+                p = trial;
+                g = gt;
+                break;
+            }
+            t *= 0.5;
+        }
+        if !moved {
+            break;
+        }
+    }
+    (p, iterations, converged)
 }
 
 /// A polished primal-dual pair.

@@ -52,6 +52,19 @@ proptest! {
     }
 
     #[test]
+    fn the_dual_newton_solver_agrees_with_the_cone_program(inst in instance(shape())) {
+        let Some(pool) = pool_of(&inst) else { return Ok(()) };
+        let conic = eg::solve(&Clarabel::default(), &pool).unwrap();
+        let dual = eg::solve_dual(&pool).unwrap();
+        prop_assert_eq!(dual.status, leontief_model::Status::Optimal, "{}", dual.raw_status);
+        prop_assert!(dual.certificate.worst() < 1e-9, "{:?}", dual.certificate);
+        for (a, b) in dual.x.iter().zip(&conic.x) {
+            prop_assert!((a - b).abs() <= 1e-9 * b.abs().max(1.0), "dual {:?} vs conic {:?}", dual.x, conic.x);
+        }
+        prop_assert!(check(&pool, &dual.x, 1e-9).holds);
+    }
+
+    #[test]
     fn the_ode_limit_is_the_eisenberg_gale_allocation(inst in instance(shape()), by_t in any::<bool>()) {
         let Some(pool) = pool_of(&inst) else { return Ok(()) };
         let o = eg::solve(&Clarabel::default(), &pool).unwrap();

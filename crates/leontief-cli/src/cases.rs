@@ -62,6 +62,7 @@ impl Case {
                 _ => None,
             },
             trajectory: None,
+            method: None,
         }
     }
 }

@@ -242,6 +242,10 @@ pub struct MechParams {
     /// bbf-ode: write every accepted step (parameter, c, x, slacks) as CSV.
     #[arg(long)]
     pub trajectory: Option<PathBuf>,
+    /// bbf-eg: conic (Clarabel), dual (projected Newton on the prices), or
+    /// auto (conic up to 50,000 nonzero requests).
+    #[arg(long, value_enum)]
+    pub method: Option<bbf::EgMethod>,
 }
 
 /// `--by` values.
@@ -291,7 +295,7 @@ impl Mech {
             Mech::Exact(m) => m.name(),
             Mech::Heuristic(h) => h.name(),
             Mech::Conic { family, .. } => family.name(),
-            Mech::Bbf(bbf::BbfKind::Eg) => "bbf-eg",
+            Mech::Bbf(bbf::BbfKind::Eg { .. }) => "bbf-eg",
             Mech::Bbf(bbf::BbfKind::Ode { .. }) => "bbf-ode",
         }
     }
@@ -363,7 +367,9 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                 (None, None) => return Err(bad_input(format!("--mechanism {name} needs --beta B [--lambda L] or --alpha A"))),
             }
         }
-        "bbf-eg" => Mech::Bbf(bbf::BbfKind::Eg),
+        "bbf-eg" => Mech::Bbf(bbf::BbfKind::Eg {
+            method: p.method.unwrap_or(bbf::EgMethod::Auto),
+        }),
         "bbf-ode" => Mech::Bbf(bbf::BbfKind::Ode {
             by_t: p.by == Some(ByArg::T),
             trajectory: p.trajectory.clone(),
@@ -382,6 +388,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "--beta" | "--lambda" | "--alpha" => matches!(name, "fds" | "gfj" | "pnorm"),
         "--p" => name == "pnorm",
         "--by" | "--trajectory" => name == "bbf-ode",
+        "--method" => name == "bbf-eg",
         _ => name == "best-fit",
     };
     for (flag, given) in [
@@ -395,6 +402,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         ("--p", p.p.is_some()),
         ("--by", p.by.is_some()),
         ("--trajectory", p.trajectory.is_some()),
+        ("--method", p.method.is_some()),
     ] {
         if given && !uses(flag) {
             return Err(bad_input(format!("{flag} does not apply to {name}")));

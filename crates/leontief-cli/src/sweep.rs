@@ -218,6 +218,7 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             p: args.p.clone(),
             by: None,
             trajectory: None,
+            method: None,
         };
         match flag {
             "--beta" => {

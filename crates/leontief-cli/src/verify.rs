@@ -31,7 +31,7 @@ pub fn verify(
     let mechanism = match mechanism {
         Mech::Exact(m) => m,
         Mech::Heuristic(_) => return Ok(verify_whole(instance, a)),
-        Mech::Bbf(_) => return crate::bbf::verify(backend, instance, a),
+        Mech::Bbf(_) => return crate::bbf::verify(backend, instance, a, mode),
         Mech::Conic {
             family,
             beta,

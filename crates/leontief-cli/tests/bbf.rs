@@ -1,0 +1,224 @@
+//! The BBF commands end to end: shards merge to the whole enumeration,
+//! merge-bbf refuses incomplete or mixed shard sets, bad BBF input exits 2
+//! naming the entry, the ODE trajectory CSV, pooling of several servers,
+//! and `repro bbf-table1`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_leontief"))
+}
+
+fn case(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../datasets/paper-examples")
+        .join(format!("{name}.json"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("leontief-bbf-{}-{name}", std::process::id()))
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+}
+
+fn sets(v: &serde_json::Value) -> Vec<Vec<String>> {
+    let mut s: Vec<Vec<String>> = v["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s["bottlenecks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r.as_str().unwrap().to_string())
+                .collect()
+        })
+        .collect();
+    s.sort();
+    s
+}
+
+#[test]
+fn shards_merge_to_the_whole_enumeration() {
+    let inst = case("bbf-family-N5");
+    let whole = json(&bin().arg("enumerate-bbf").arg(&inst).output().unwrap());
+    let mut files = Vec::new();
+    for i in 0..3 {
+        let out = bin()
+            .arg("enumerate-bbf")
+            .arg(&inst)
+            .args(["--shard", &format!("{i}/3"), "--threads", "1"])
+            .output()
+            .unwrap();
+        let f = temp(&format!("shard{i}.json"));
+        std::fs::write(&f, &out.stdout).unwrap();
+        files.push(f);
+    }
+    let merged = json(&bin().arg("merge-bbf").args(&files).output().unwrap());
+    assert_eq!(sets(&merged), sets(&whole));
+    assert_eq!(merged["subsets_tried"], whole["subsets_tried"]);
+    assert_eq!(sets(&whole).len(), 26);
+
+    // A missing shard is refused, naming it.
+    let out = bin().arg("merge-bbf").args(&files[..2]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shard 2/3 is missing"));
+    // A shard of another problem is refused.
+    let other = bin()
+        .arg("enumerate-bbf")
+        .arg(case("bbf-family-N3"))
+        .args(["--shard", "2/3"])
+        .output()
+        .unwrap();
+    let f = temp("other.json");
+    std::fs::write(&f, &other.stdout).unwrap();
+    let out = bin()
+        .arg("merge-bbf")
+        .args([&files[0], &files[1], &f])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different problem"));
+}
+
+#[test]
+fn bad_shards_and_parameters_exit_2() {
+    let inst = case("bbf-cyclic4");
+    for shard in ["3/3", "1/0", "x/2", "1"] {
+        let out = bin()
+            .arg("enumerate-bbf")
+            .arg(&inst)
+            .args(["--shard", shard])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--shard {shard}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = bin()
+        .arg("solve")
+        .arg(&inst)
+        .args(["--mechanism", "bbf-eg", "--by", "t"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--by does not apply to bbf-eg"));
+}
+
+#[test]
+fn a_user_demanding_a_resource_nobody_has_is_refused_by_name() {
+    let f = temp("nogpu.json");
+    std::fs::write(
+        &f,
+        r#"{"resources": ["cpu", "gpu"],
+            "servers": [{"name": "s", "capacity": [4, 0]}],
+            "users": [{"name": "a", "demand": [1, 0]}, {"name": "b", "demand": [1, 1]}]}"#,
+    )
+    .unwrap();
+    for mech in ["bbf-eg", "bbf-ode"] {
+        let out = bin()
+            .arg("solve")
+            .arg(&f)
+            .args(["--mechanism", mech])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{mech}");
+        assert!(out.stdout.is_empty());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("users[1].demand[1]") && err.contains("gpu"),
+            "{err}"
+        );
+    }
+    let out = bin().arg("enumerate-bbf").arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn the_trajectory_csv_ends_at_the_eisenberg_gale_allocation() {
+    let inst = case("dolev-sec43-eg");
+    let csv = temp("traj.csv");
+    let eg = json(
+        &bin()
+            .arg("solve")
+            .arg(&inst)
+            .args(["--mechanism", "bbf-eg"])
+            .output()
+            .unwrap(),
+    );
+    let ode = json(
+        &bin()
+            .arg("solve")
+            .arg(&inst)
+            .args(["--mechanism", "bbf-ode", "--trajectory"])
+            .arg(&csv)
+            .output()
+            .unwrap(),
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    assert!(header.starts_with("log_c,c,u1,"), "{header}");
+    assert!(header.ends_with("slack_r2"));
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert!(rows.len() > 10);
+    // c grows along the rows; the last row is the printed allocation.
+    assert!(rows.windows(2).all(|w| w[1][1] > w[0][1]));
+    let last = rows.last().unwrap();
+    for n in 0..6 {
+        let x = last[2 + n];
+        assert_eq!(x, ode["user_tasks"][n].as_f64().unwrap());
+        assert!((x - eg["user_tasks"][n].as_f64().unwrap()).abs() < 1e-8);
+    }
+    assert_eq!(ode["verification"]["ok"], true);
+}
+
+#[test]
+fn several_servers_are_pooled_and_the_output_says_so() {
+    let f = temp("two.json");
+    std::fs::write(
+        &f,
+        r#"{"resources": ["cpu", "mem"],
+            "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2], "count": 2}],
+            "users": [{"name": "a", "demand": [0.2, 1], "weight": 2}, {"name": "b", "demand": [1, 0.2], "tasks": 5, "servers": ["s1"]}]}"#,
+    )
+    .unwrap();
+    let a = json(
+        &bin()
+            .arg("solve")
+            .arg(&f)
+            .args(["--mechanism", "bbf-eg"])
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(a["pooled"], true);
+    let notes = a["notes"].to_string();
+    assert!(notes.contains("pooled") && notes.contains("placement lists"));
+    assert_eq!(a["verification"]["ok"], true, "{}", a["verification"]);
+    // Prices name the resources and explain every user.
+    assert!(a["bbf"]["prices"]["cpu"].is_number());
+    assert_eq!(a["explanation"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn table1_reproduction_runs_and_prints_the_papers_figures() {
+    let out = bin()
+        .args(["repro", "bbf-table1", "--samples", "3", "--m", "4..5"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("5.4") && text.contains("14.6"), "{text}");
+    assert_eq!(text.lines().count(), 3);
+}
