@@ -132,6 +132,18 @@ impl Pool {
         }
     }
 
+    /// The random instances of Table 1 of 003: `users` users with requests
+    /// r_{n,j} ~ U[0, 1] on `m` unit resources, equal entitlements, every
+    /// user capped (x_n <= 1). Deterministic in `seed`.
+    pub fn random(users: usize, m: usize, seed: u64) -> Pool {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let r: Vec<Vec<f64>> = (0..users)
+            .map(|_| (0..m).map(|_| rng.gen::<f64>()).collect())
+            .collect();
+        Pool::from_requests(&r, &vec![1.0; users], &vec![true; users])
+    }
+
     /// Number of users N.
     pub fn num_users(&self) -> usize {
         self.e.len()

@@ -525,7 +525,6 @@ const PAPER_TABLE1: [(usize, f64); 6] = [
 
 /// `repro bbf-table1`.
 pub fn table1(args: &Table1Args) -> Result<(), Failure> {
-    use rand::{Rng, SeedableRng};
     let (a, b) = args
         .m
         .split_once("..")
@@ -549,13 +548,7 @@ pub fn table1(args: &Table1Args) -> Result<(), Failure> {
         let nu = 5 * m;
         let counts: Vec<f64> = (0..args.samples)
             .map(|s| {
-                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(
-                    args.seed ^ ((m as u64) << 32) ^ s as u64,
-                );
-                let r: Vec<Vec<f64>> = (0..nu)
-                    .map(|_| (0..m).map(|_| rng.gen::<f64>()).collect())
-                    .collect();
-                let pool = Pool::from_requests(&r, &vec![1.0; nu], &vec![true; nu]);
+                let pool = Pool::random(nu, m, args.seed ^ ((m as u64) << 32) ^ s as u64);
                 let opts = enumerate::Options {
                     shard: (0, 1),
                     dimension: false,
