@@ -12,9 +12,8 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let num = |i: usize, d: usize| -> usize {
-        args.get(i).and_then(|v| v.parse().ok()).unwrap_or(d)
-    };
+    let num =
+        |i: usize, d: usize| -> usize { args.get(i).and_then(|v| v.parse().ok()).unwrap_or(d) };
     let mib = || peak_rss().unwrap_or(0) as f64 / 1048576.0;
     match args.first().map(String::as_str) {
         Some("enumerate") => {
@@ -63,17 +62,16 @@ fn main() {
             let t = Instant::now();
             let o = ode::trajectory(&pool, &ode::OdeSettings::default()).unwrap();
             let e = eg::solve_dual(&pool).unwrap();
-            let diff = o
-                .x
-                .iter()
-                .zip(&e.x)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0.0, f64::max);
+            let diff =
+                o.x.iter()
+                    .zip(&e.x)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f64::max);
             println!(
                 "| ode log-c N={n} m={m} | {} steps, {} evaluations, max |x - x_EG| {diff:.1e} | {:.3} s | {:.0} MiB |",
                 o.steps,
                 o.evaluations,
-                t.elapsed().as_secs_f64() - 0.0,
+                t.elapsed().as_secs_f64(),
                 mib()
             );
         }

@@ -227,8 +227,8 @@ fn table1_reproduction_runs_and_prints_the_papers_figures() {
 fn the_irrational_prices_of_mechanisms_md() {
     // Requests (1,3), (2,1), (3,2), unit capacities, equal entitlements:
     // prices ((-3 + sqrt 39)/2, (9 - sqrt 39)/2) for budgets 1, so / 3 here.
-    let inst = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/bbf/irrational-prices.json");
+    let inst =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/bbf/irrational-prices.json");
     for method in ["conic", "dual"] {
         let a = json(
             &bin()
@@ -240,8 +240,14 @@ fn the_irrational_prices_of_mechanisms_md() {
         );
         let s = 39f64.sqrt();
         let p = &a["bbf"]["prices"];
-        assert!((p["r1"].as_f64().unwrap() - (-3.0 + s) / 6.0).abs() < 1e-12, "{p}");
-        assert!((p["r2"].as_f64().unwrap() - (9.0 - s) / 6.0).abs() < 1e-12, "{p}");
+        assert!(
+            (p["r1"].as_f64().unwrap() - (-3.0 + s) / 6.0).abs() < 1e-12,
+            "{p}"
+        );
+        assert!(
+            (p["r2"].as_f64().unwrap() - (9.0 - s) / 6.0).abs() < 1e-12,
+            "{p}"
+        );
         // Every user spends exactly its budget 1/3 (Fisher market).
         for e in a["explanation"].as_array().unwrap() {
             assert!(e.as_str().unwrap().contains("spends 0.333333"), "{e}");
