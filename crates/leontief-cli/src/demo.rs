@@ -59,7 +59,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         let a = match solve_one(&highs, &inst, &mech, VerifyMode::Auto) {
             Ok(a) => a,
             Err(f) if f.code == 2 => {
-                // A parameter region this build refuses (e.g. region N).
+                // A parameter region this build refuses (e.g. degenerate parameters).
                 println!(
                     "{:<36} {:<10} {:>10} {:>9}  refused: {}",
                     case.name,

@@ -35,7 +35,7 @@ Mechanisms (--mechanism):
   fds        FDS f_{beta,lambda} on dominant shares: --beta B [--lambda L] or --alpha A (002; cone programs on Clarabel)
   gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
   pnorm      the p-norm family (19): --p P and the same parameters (002)
-  (fds/gfj/pnorm solve the alpha-fair line and regions A and B; region N is refused in this build)
+  (fds/gfj/pnorm solve the whole (beta, lambda) plane: the alpha-fair line and regions A, B as cone programs, region N by a certified global search over S)
   bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation, exponential cones on Clarabel + Newton polish, with prices (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
   (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
@@ -497,6 +497,7 @@ pub(crate) fn solve_one(
                     .iter()
                     .copied()
                     .fold(f64::INFINITY, f64::min);
+                let earlier = a.gap.take();
                 a.gap = Some(serde_json::json!({
                     "percent_fairness": refs.percent_fairness(min),
                     "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),
@@ -504,6 +505,14 @@ pub(crate) fn solve_one(
                     "fairness_reference": "exact DRFH (DRF on one server): smallest normalised dominant share",
                     "efficiency_reference": "NFC: maximum total tasks",
                 }));
+                // Keep what the mechanism put there (the region-N search).
+                if let (
+                    Some(serde_json::Value::Object(old)),
+                    Some(serde_json::Value::Object(new)),
+                ) = (earlier, a.gap.as_mut())
+                {
+                    new.extend(old);
+                }
             }
             a
         }

@@ -229,38 +229,48 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             "--k" => p.k = Some(v.round().max(0.0) as usize),
             _ => p.slots = Some(v.round().max(0.0) as u32),
         }
-        let mech = parse_mechanism(&args.mechanism, &p)?;
-        let mech = resolve_normaliser(mech, &p, &instance)?;
-        let (status, verified, x, leftover, util, min_share, total) =
-            match solve_one(highs, &instance, &mech, VerifyMode::Auto) {
-                Ok(a) => (
-                    a.status.as_str().to_string(),
-                    a.verification
-                        .as_ref()
-                        .and_then(|v| v["ok"].as_bool())
-                        .unwrap_or(false),
-                    a.user_tasks.clone(),
-                    a.metrics.unused_capacity.clone(),
-                    a.metrics.utilisation.clone(),
-                    a.metrics
-                        .normalised_shares
-                        .iter()
-                        .copied()
-                        .fold(f64::INFINITY, f64::min),
-                    a.metrics.total_tasks,
-                ),
-                // A refused point (e.g. region N) stays in the table, empty.
-                Err(f) if f.code == 2 => (
-                    "refused".into(),
-                    false,
-                    vec![f64::NAN; instance.num_users()],
-                    vec![f64::NAN; res.len()],
-                    vec![f64::NAN; res.len()],
-                    f64::NAN,
-                    f64::NAN,
-                ),
-                Err(f) => return Err(f),
-            };
+        // A point whose (beta, lambda) is refused (degenerate, scale-free)
+        // is a row marked refused, like a point the solver refuses; any
+        // other bad parameter stops the sweep.
+        let refused_point = flag == "--beta"
+            && leontief_fds::classify(v, p.lambda.unwrap_or((1.0 - v) / v)).is_err();
+        let solved = match parse_mechanism(&args.mechanism, &p) {
+            Ok(m) => {
+                let m = resolve_normaliser(m, &p, &instance)?;
+                solve_one(highs, &instance, &m, VerifyMode::Auto)
+            }
+            Err(f) if refused_point => Err(f),
+            Err(f) => return Err(f),
+        };
+        let (status, verified, x, leftover, util, min_share, total) = match solved {
+            Ok(a) => (
+                a.status.as_str().to_string(),
+                a.verification
+                    .as_ref()
+                    .and_then(|v| v["ok"].as_bool())
+                    .unwrap_or(false),
+                a.user_tasks.clone(),
+                a.metrics.unused_capacity.clone(),
+                a.metrics.utilisation.clone(),
+                a.metrics
+                    .normalised_shares
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min),
+                a.metrics.total_tasks,
+            ),
+            // A refused point (e.g. degenerate parameters) stays in the table, empty.
+            Err(f) if f.code == 2 => (
+                "refused".into(),
+                false,
+                vec![f64::NAN; instance.num_users()],
+                vec![f64::NAN; res.len()],
+                vec![f64::NAN; res.len()],
+                f64::NAN,
+                f64::NAN,
+            ),
+            Err(f) => return Err(f),
+        };
         let mut row = vec![
             flag.trim_start_matches("--").to_string(),
             format!("{v}"),

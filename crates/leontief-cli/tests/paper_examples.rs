@@ -12,15 +12,6 @@ use std::process::Command;
 /// Mechanisms whose cases wait for an open issue.
 const PENDING: &[(&str, u32)] = &[("psdsf", 5), ("vds", 5), ("tsf", 5)];
 
-/// Cases whose parameters lie in region N of 002 (the global search over S
-/// is not built yet, issue 3): they must be refused with exit code 2 and a
-/// message that names region N, never answered wrongly.
-const PENDING_CASES: &[(&str, u32)] = &[
-    ("joewong-prop3-below-b0.5-l0.1", 3),
-    ("joewong-prop3-below-b0.5-l0.5-n11", 3),
-    ("joewong-prop3-below-b2-l-0.1", 3),
-];
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -60,17 +51,6 @@ fn every_paper_example_reproduces_through_the_cli() {
             .arg(mech);
         cmd.args(case.flags());
         let out = cmd.output().expect("the binary runs");
-        if PENDING_CASES.iter().any(|(c, _)| *c == case.name) {
-            let err = String::from_utf8_lossy(&out.stderr);
-            if out.status.code() != Some(2) || !err.contains("region N") {
-                failures.push(format!(
-                    "{}: expected a region-N refusal, got exit {:?}: {err}",
-                    case.name,
-                    out.status.code()
-                ));
-            }
-            continue;
-        }
         if !out.status.success() {
             failures.push(format!(
                 "{}: exit {:?}: {}",

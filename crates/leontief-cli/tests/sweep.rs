@@ -81,23 +81,24 @@ fn gfj_alpha_sweep_meets_drf_at_the_crossing() {
 
 #[test]
 fn beta_sweep_with_a_fixed_lambda_keeps_refused_points() {
-    // lambda = 0.1: beta = 0.95 lies in region A (0.1 > (1-0.95)/0.95),
-    // beta = 0.5 in region N (0.1 < 1): refused, and kept as a row.
+    // lambda = -0.1: beta = 0.95 is degenerate (sgn(1-beta) lambda < 0):
+    // refused, and kept as a row; beta = 2 lies in region N
+    // ((1-2)/2 = -0.5 < -0.1 < 0): solved by the global search.
     let inst = case("joewong-sec5-drf.json");
     let (code, csv, err) = sweep(&[
         inst.to_str().unwrap(),
         "--mechanism",
         "fds",
         "--beta",
-        "0.95,0.5",
+        "0.95,2",
         "--lambda-rule",
-        "fixed:0.1",
+        "fixed:-0.1",
     ]);
     assert_eq!(code, Some(0), "{err}");
     let status = column(&csv, "status");
     assert_eq!(
         status,
-        vec!["optimal".to_string(), "refused".to_string()],
+        vec!["refused".to_string(), "optimal".to_string()],
         "{csv}"
     );
 }

@@ -13,7 +13,7 @@
 //! | alpha-fair line | lambda = (1-beta)/beta, alpha = beta | max sum w_n s_n^(1-alpha)/(1-alpha): power cones (t <= s^(1-alpha) for alpha < 1, t >= s^(1-alpha) for alpha > 1); alpha = 1: max sum w_n log s_n, exponential cones |
 //! | A | 0 < beta < 1, lambda > (1-beta)/beta | max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
 //! | B | beta > 1, lambda < (1-beta)/beta | min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
-//! | N | the rest of the non-degenerate plane | not concave: global 1-D search over S (not in this build: refused) |
+//! | N | the rest of the non-degenerate plane | not concave: global 1-D search over S with certified envelopes ([`region_n`]) |
 //! | degenerate | sgn(1-beta) lambda < 0 | no maximiser: refused |
 //! | scale-free | lambda = 0 | maximisers form a ray: refused |
 //! | trivial | beta = 1 | f = N S^lambda: maximise S (an LP), said in the output |
@@ -27,6 +27,8 @@
 //! M is concave (the line, region A) it bounds M* - M(x); in region B it is
 //! the stationarity (KKT) residual of a program that is convex in log s.
 #![deny(missing_docs)]
+
+pub mod region_n;
 
 use leontief_core::{Allocation, Instance, ResourceId, ServerId};
 use leontief_model::{BackendError, ConeKind, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
@@ -216,14 +218,11 @@ pub fn solve<B: LpBackend>(
     let region = match classify(beta, lambda)? {
         Classified::Trivial => None,
         Classified::Region(Region::N) => {
-            return Err(FdsError::Refused(format!(
-                "--beta {beta} --lambda {lambda} lies in region N (not concave, two local maxima can exist): \
-                 the global search over S that solves it is not in this build"
-            )))
+            return region_n::solve(backend, instance, family, beta, lambda)
         }
         Classified::Region(r) => Some(r),
     };
-    solve_program(backend, instance, family, beta, lambda, region)
+    solve_program(backend, instance, family, beta, lambda, region, None)
 }
 
 /// The alpha-fair member (beta = alpha, lambda = (1-alpha)/alpha), alpha >
@@ -247,9 +246,13 @@ pub fn solve_alpha<B: LpBackend>(
         alpha,
         (1.0 - alpha) / alpha,
         Some(Region::AlphaFair),
+        None,
     )
 }
 
+/// `fixed_total`: the inner problem of the region-N search, the line's
+/// program at alpha = beta with S fixed (no polish: the polish solves the
+/// unconstrained KKT system).
 fn solve_program<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -257,7 +260,23 @@ fn solve_program<B: LpBackend>(
     beta: f64,
     lambda: f64,
     region: Option<Region>,
+    fixed_total: Option<f64>,
 ) -> Result<Allocation, FdsError> {
+    solve_program_slope(backend, instance, family, beta, lambda, region, fixed_total).map(|r| r.0)
+}
+
+/// [`solve_program`], and with `fixed_total` also d phi / d S at the
+/// answer, phi = sum_n w_n s_n^(1-beta) the line program's value in
+/// unscaled shares, from the dual of the row that fixes S.
+fn solve_program_slope<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    beta: f64,
+    lambda: f64,
+    region: Option<Region>,
+    fixed_total: Option<f64>,
+) -> Result<(Allocation, Option<f64>), FdsError> {
     let t0 = Instant::now();
     let nu = instance.num_users();
     let om = omega(instance, family);
@@ -298,7 +317,22 @@ fn solve_program<B: LpBackend>(
         Some(Region::AlphaFair) => {
             let alpha = beta;
             for n in (0..nu).filter(|&n| runnable[n]) {
-                if alpha < 1.0 {
+                if alpha < 0.0 {
+                    // (t, 1, s~) in K_pow(1/(1-alpha)): t >= s~^(1-alpha)
+                    // (1 - alpha > 1; the region-N inner problem only).
+                    let r0 = b.add_row(-INF, 0.0);
+                    b.add_row(-INF, 1.0);
+                    let r2 = b.add_row(-INF, 0.0);
+                    b.add_cone(
+                        r0,
+                        3,
+                        ConeKind::Power {
+                            alpha: 1.0 / (1.0 - alpha),
+                        },
+                    );
+                    s_rows[n] = Some(r2);
+                    b.add_col(-w[n], -INF, INF, [(r0, -1.0)]);
+                } else if alpha < 1.0 {
                     // (s~, 1, t) in K_pow(1-alpha): t <= s~^(1-alpha).
                     let r0 = b.add_row(-INF, 0.0);
                     b.add_row(-INF, 1.0);
@@ -390,6 +424,11 @@ fn solve_program<B: LpBackend>(
         }
         Some(Region::N) => unreachable!("refused above"),
     }
+    if let Some(total) = fixed_total {
+        // S~ = total / scale, as a row holding -S~.
+        assert!(total_s_row.is_none(), "fixed S only on the alpha-fair line");
+        total_s_row = Some(b.add_row(-total / scale, -total / scale));
+    }
     let problem = {
         // Attach the share coefficients to the x columns: rebuild columns
         // in one pass with their cone-row entries.
@@ -407,6 +446,18 @@ fn solve_program<B: LpBackend>(
     let build = t0.elapsed().as_secs_f64();
     let mut lp = backend.load(problem)?;
     let sol = lp.solve()?;
+    // phi = scale^(1-beta) U~ with U~ = f V (V the program's objective:
+    // f = 1 - alpha, or -1 for alpha < 0), and the row holds -S / scale.
+    let slope = match (fixed_total, total_s_row) {
+        (Some(_), Some(row)) if sol.status.has_solution() && !sol.row_dual.is_empty() => {
+            let f = if beta < 0.0 { -1.0 } else { 1.0 - beta };
+            // (The backend's dual convention, col_dual = c - A^T y, gives
+            // y = -dV/d(bound) here; checked against finite differences in
+            // region_n's tests.)
+            Some(-scale.powf(1.0 - beta) * f * sol.row_dual[row.0] / scale)
+        }
+        _ => None,
+    };
     let k = instance.num_entries();
     let mut a = if sol.status.has_solution() {
         let mut tasks = vec![vec![0.0; k]; nu];
@@ -419,7 +470,7 @@ fn solve_program<B: LpBackend>(
     } else {
         Allocation::empty(instance, family.name(), sol.status)
     };
-    if a.status.has_solution() {
+    if a.status.has_solution() && fixed_total.is_none() {
         let obj = match region {
             None => Objective::Linear,
             Some(Region::AlphaFair) if beta == 1.0 => Objective::Log,
@@ -460,7 +511,7 @@ fn solve_program<B: LpBackend>(
             region.is_none(),
         ));
     }
-    Ok(a)
+    Ok((a, slope))
 }
 
 /// Put the share coefficients -omega~_n on the x columns in the rows that

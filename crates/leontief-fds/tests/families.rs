@@ -8,10 +8,34 @@ use leontief_clarabel::Clarabel;
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::Instance;
 use leontief_fds::{
-    classify, frank_wolfe_gap, frank_wolfe_gap_log, solve, solve_alpha, Classified, Family, Region,
+    classify, frank_wolfe_gap, frank_wolfe_gap_log, merit, omega, solve, solve_alpha, Classified,
+    Family, Region,
 };
 use leontief_highs::Highs;
 use proptest::prelude::*;
+
+/// The largest t with t * tasks feasible (capacities and caps).
+fn max_scale(inst: &Instance, tasks: &[Vec<f64>]) -> f64 {
+    let mut t = f64::INFINITY;
+    for i in inst.server_ids() {
+        for r in inst.resource_ids() {
+            let used: f64 = inst
+                .user_ids()
+                .map(|n| tasks[n.0][i.0] * inst.user(n).demand[r.0])
+                .sum();
+            if used > 0.0 {
+                t = t.min(inst.class_capacity(i, r) / used);
+            }
+        }
+    }
+    for n in inst.user_ids() {
+        let x: f64 = tasks[n.0].iter().sum();
+        if let (Some(cap), true) = (inst.user(n).tasks, x > 0.0) {
+            t = t.min(cap / x);
+        }
+    }
+    t
+}
 
 fn close(a: &[f64], b: &[f64], tol: f64) -> bool {
     a.iter()
@@ -47,6 +71,58 @@ proptest! {
         prop_assert!(f.ok, "{:?}", f.violations);
         let gap = frank_wolfe_gap(&Highs::default(), &inst, family, &a.user_tasks, beta, lambda).unwrap();
         prop_assert!(gap <= 1e-8, "Frank-Wolfe gap {gap} at beta {beta} lambda {lambda} for {:?}", family);
+    }
+
+    #[test]
+    fn region_n_answers_beat_every_sampled_allocation(
+        inst in instance(Shape { max_users: 4, max_servers: 2, max_resources: 2, ..Shape::default() }),
+        which in 0usize..2,
+        point in prop_oneof![Just((0.5, 0.1)), Just((0.5, 0.5)), Just((0.25, 1.0)), Just((2.0, -0.1)), Just((3.0, -0.3)), Just((-1.0, 1.0))],
+        seed in any::<u64>(),
+    ) {
+        prop_assume!(runnable(&inst));
+        let family = [Family::Fds, Family::Gfj][which];
+        let (beta, lambda) = point;
+        prop_assert_eq!(classify(beta, lambda).unwrap(), Classified::Region(Region::N));
+        let a = solve(&Clarabel::default(), &inst, family, beta, lambda).unwrap();
+        prop_assert_eq!(a.status, leontief_core::Status::Optimal, "{:?}", a.notes);
+        let f = audit::feasibility(&inst, &a.user_tasks, &a.tasks, true, &AuditTolerance::default());
+        prop_assert!(f.ok, "{:?}", f.violations);
+        // Independent of the search: random allocations pushed to the
+        // boundary along their direction, and every scaling of the answer
+        // itself, never beat it.
+        let om = omega(&inst, family);
+        let w: Vec<f64> = inst.users().iter().map(|u| u.weight).collect();
+        let best = merit(&om, &w, &a.user_tasks, beta, lambda, false);
+        let mut rng = seed;
+        let mut next = || {
+            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for trial in 0..300 {
+            let tasks: Vec<Vec<f64>> = inst
+                .user_ids()
+                .map(|n| {
+                    inst.server_ids()
+                        .map(|i| if inst.can_run_on(n, i) { next() } else { 0.0 })
+                        .collect()
+                })
+                .collect();
+            // The largest multiple that is feasible, then a random fraction
+            // of it (every third trial stays on the boundary).
+            let t = max_scale(&inst, &tasks);
+            let shrink = if trial % 3 == 0 { 1.0 } else { next() };
+            let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum::<f64>() * t * shrink).collect();
+            if x.iter().zip(&om).any(|(x, o)| x * o <= 0.0) && beta >= 1.0 {
+                continue;
+            }
+            let m = merit(&om, &w, &x, beta, lambda, false);
+            prop_assert!(m <= best + 1e-7 * best.abs().max(1.0), "sample {x:?} has merit {m} > {best} at {:?}", a.user_tasks);
+        }
+        for s in [0.5, 0.9, 0.99] {
+            let x: Vec<f64> = a.user_tasks.iter().map(|v| v * s).collect();
+            prop_assert!(merit(&om, &w, &x, beta, lambda, false) <= best + 1e-9 * best.abs().max(1.0));
+        }
     }
 
     #[test]
@@ -119,11 +195,12 @@ fn regions_and_refusals() {
         r#"{"resources": ["a"], "servers": [{"name": "s", "capacity": [1]}], "users": [{"name": "u", "demand": [1]}]}"#,
     )
     .unwrap();
-    let e = solve(&Clarabel::default(), &inst, Family::Gfj, 0.5, 0.1)
-        .unwrap_err()
-        .to_string();
+    // Region N is solved by the global search, and says so.
+    let a = solve(&Clarabel::default(), &inst, Family::Gfj, 0.5, 0.1).unwrap();
+    assert!((a.user_tasks[0] - 1.0).abs() < 1e-9, "{:?}", a.user_tasks);
     assert!(
-        e.contains("region N") && e.contains("--beta 0.5 --lambda 0.1"),
-        "{e}"
+        a.notes.iter().any(|n| n.contains("region N")),
+        "{:?}",
+        a.notes
     );
 }
