@@ -304,7 +304,7 @@ fn used_resources(pool: &Pool) -> Vec<bool> {
 /// the prices, the iterations and whether the KKT residual fell below
 /// 1e-11.
 fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
-    let (nu, m) = (pool.num_users(), pool.num_resources());
+    let m = pool.num_resources();
     let used = used_resources(pool);
     let mut p = start;
     let mut g = dual_value(pool, &p);
@@ -348,27 +348,7 @@ fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
             .filter(|&j| used[j] && p[j] <= eps && grad[j] > 0.0)
             .collect();
         let k = free.len();
-        let mut h = DMatrix::<f64>::zeros(k, k);
-        let mut rn = vec![0.0; k];
-        for n in 0..nu {
-            if q[n] <= 0.0 || x[n] >= pool.ub[n] {
-                continue;
-            }
-            let row = pool.row(n);
-            for (a, &j) in free.iter().enumerate() {
-                rn[a] = row[j];
-            }
-            let w = pool.e[n] / (q[n] * q[n]);
-            for a in 0..k {
-                if rn[a] == 0.0 {
-                    continue;
-                }
-                let ra = rn[a] * w;
-                for b in a..k {
-                    h[(a, b)] += ra * rn[b];
-                }
-            }
-        }
+        let mut h = curvature(pool, &x, &q, &free);
         // Regularise: where every user of the free resources is at its
         // bound the Hessian vanishes, and the step falls back towards
         // steepest descent with a length the line search can reach.
@@ -376,9 +356,6 @@ fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
         let gmax = free.iter().map(|&j| grad[j].abs()).fold(0.0f64, f64::max);
         let mu = (1e-12 * scale).max(1e-8 * gmax).max(1e-300);
         for a in 0..k {
-            for b in 0..a {
-                h[(a, b)] = h[(b, a)];
-            }
             h[(a, a)] += mu;
         }
         let rhs = DVector::from_fn(k, |a, _| -grad[free[a]]);
@@ -494,6 +471,40 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
     None
 }
 
+/// The dual's Hessian on the resources `idx`: sum over the users below
+/// their bound (and with a positive bundle cost) of e_n / q_n^2 r_n r_n^T.
+/// O(N |idx|^2); symmetric.
+fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
+    let k = idx.len();
+    let mut h = DMatrix::<f64>::zeros(k, k);
+    let mut rn = vec![0.0; k];
+    for n in 0..pool.num_users() {
+        if q[n].is_nan() || q[n] <= 0.0 || x[n] >= pool.ub[n] {
+            continue;
+        }
+        let row = pool.row(n);
+        for (a, &j) in idx.iter().enumerate() {
+            rn[a] = row[j];
+        }
+        let w = pool.e[n] / (q[n] * q[n]);
+        for a in 0..k {
+            if rn[a] == 0.0 {
+                continue;
+            }
+            let ra = rn[a] * w;
+            for b in a..k {
+                h[(a, b)] += ra * rn[b];
+            }
+        }
+    }
+    for a in 0..k {
+        for b in 0..a {
+            h[(a, b)] = h[(b, a)];
+        }
+    }
+    h
+}
+
 /// Newton on F_j(p) = sum_n r_{n,j} x_n(p) - 1 = 0 for active j, p = 0 off
 /// the active set, with backtracking on ||F||. Returns the prices and the
 /// number of steps.
@@ -519,37 +530,7 @@ fn newton(pool: &Pool, active: &[bool], mut p: Vec<f64>) -> Option<(Vec<f64>, us
             return Some((p, step));
         }
         // dF_a/dp_b = -sum_{n free} r_{n,a} r_{n,b} e_n / q_n^2.
-        let mut jac = DMatrix::<f64>::zeros(k, k);
-        let mut rn = vec![0.0; k];
-        for n in 0..pool.num_users() {
-            if q[n].is_nan() || q[n] <= 0.0 || x[n] >= pool.ub[n] {
-                continue;
-            }
-            let row = pool.row(n);
-            let mut any = false;
-            for (a, &j) in idx.iter().enumerate() {
-                rn[a] = row[j];
-                any |= row[j] > 0.0;
-            }
-            if !any {
-                continue;
-            }
-            let wgt = pool.e[n] / (q[n] * q[n]);
-            for a in 0..k {
-                if rn[a] == 0.0 {
-                    continue;
-                }
-                let ra = rn[a] * wgt;
-                for b in a..k {
-                    jac[(a, b)] -= ra * rn[b];
-                }
-            }
-        }
-        for a in 0..k {
-            for b in 0..a {
-                jac[(a, b)] = jac[(b, a)];
-            }
-        }
+        let jac = -curvature(pool, &x, &q, &idx);
         let dp = jac.svd(true, true).solve(&(-&f), 1e-15).ok()?;
         let norm0 = f.norm();
         let mut t = 1.0;

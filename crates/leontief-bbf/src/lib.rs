@@ -22,7 +22,7 @@ pub mod eg;
 pub mod enumerate;
 pub mod ode;
 
-use leontief_core::{Instance, UserId};
+use leontief_core::Instance;
 use serde::Serialize;
 
 /// The instance cannot be posed as a BBF problem (bad input for BBF).
@@ -217,23 +217,7 @@ impl Pool {
     /// capacity of the user's dominant resource (the pooled model does not
     /// place tasks; the output says so).
     pub fn split(&self, instance: &Instance, x: &[f64]) -> Vec<Vec<f64>> {
-        let k = instance.num_entries();
-        let tasks = self.tasks(x);
-        instance
-            .user_ids()
-            .map(|n: UserId| {
-                if k == 1 {
-                    return vec![tasks[n.0]];
-                }
-                let r = instance.dominant_resource(n);
-                let total = instance.total_capacity()[r.0];
-                (0..k)
-                    .map(|i| {
-                        tasks[n.0] * instance.class_capacity(leontief_core::ServerId(i), r) / total
-                    })
-                    .collect()
-            })
-            .collect()
+        instance.split_pooled(&self.tasks(x))
     }
 }
 
@@ -314,10 +298,11 @@ pub fn check(pool: &Pool, x: &[f64], tolerance: f64) -> BbfCheck {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn cyclic4() -> Pool {
+    /// The 4x4 cyclic example of 003 Sec. 6.
+    pub(crate) fn cyclic4() -> Pool {
         Pool::from_requests(
             &[
                 vec![1.0, 1.0, 0.0, 1.0],

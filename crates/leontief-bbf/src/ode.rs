@@ -405,16 +405,7 @@ mod tests {
 
     #[test]
     fn the_limit_is_the_symmetric_solution_of_the_cyclic_example() {
-        let pool = Pool::from_requests(
-            &[
-                vec![1.0, 1.0, 0.0, 1.0],
-                vec![1.0, 1.0, 1.0, 0.0],
-                vec![0.0, 1.0, 1.0, 1.0],
-                vec![1.0, 0.0, 1.0, 1.0],
-            ],
-            &[1.0; 4],
-            &[true; 4],
-        );
+        let pool = crate::tests::cyclic4();
         for param in [Param::LogC, Param::T] {
             let o = trajectory(
                 &pool,

@@ -577,6 +577,32 @@ impl Instance {
     pub fn has_placement(&self) -> bool {
         self.users.iter().any(|u| u.servers.is_some())
     }
+    /// Per-entry tasks for pooled totals `x` (one per user): x_n split over
+    /// the entries in proportion to each entry's capacity of the user's
+    /// dominant resource (pooled mechanisms do not place tasks; their
+    /// outputs say so).
+    pub fn split_pooled(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        let k = self.num_entries();
+        self.user_ids()
+            .map(|n| {
+                if k == 1 {
+                    return vec![x[n.0]];
+                }
+                let r = self.dominant_resource(n);
+                let total = self.total_capacity[r.0];
+                (0..k)
+                    .map(|i| {
+                        if total > 0.0 {
+                            x[n.0] * self.class_capacity(ServerId(i), r) / total
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
     /// The same instance with every server entry pooled into one of
     /// capacity C (placement lists dropped: there is one server).
     pub fn pooled(&self) -> Instance {

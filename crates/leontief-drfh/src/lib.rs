@@ -161,7 +161,7 @@ fn single_pool(instance: &Instance, sigma: &[f64], mechanism: &str) -> Allocatio
     let (x, levels, round, why) =
         progressive_filling(&demand, &weight, &caps, sigma, instance.total_capacity());
     let seconds = t0.elapsed().as_secs_f64();
-    let tasks = split_pooled(instance, &x);
+    let tasks = instance.split_pooled(&x);
     let mut a = Allocation::new(instance, mechanism, Status::Optimal, tasks);
     a.solve_seconds = seconds;
     a.objective = Some(first_level(&levels, &round));
@@ -185,31 +185,6 @@ fn first_level(levels: &[f64], round: &[usize]) -> f64 {
     } else {
         0.0
     }
-}
-
-/// Split pooled totals x_n over the entries in proportion to each entry's
-/// capacity of the user's dominant resource.
-fn split_pooled(instance: &Instance, x: &[f64]) -> Vec<Vec<f64>> {
-    let k = instance.num_entries();
-    instance
-        .user_ids()
-        .map(|n| {
-            if k == 1 {
-                return vec![x[n.0]];
-            }
-            let r = instance.dominant_resource(n);
-            let total = instance.total_capacity()[r.0];
-            (0..k)
-                .map(|i| {
-                    if total > 0.0 {
-                        x[n.0] * instance.class_capacity(ServerId(i), r) / total
-                    } else {
-                        0.0
-                    }
-                })
-                .collect()
-        })
-        .collect()
 }
 
 fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Allocation {
