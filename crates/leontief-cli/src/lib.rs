@@ -8,6 +8,7 @@
 pub mod bbf;
 pub mod cases;
 mod demo;
+pub mod repro;
 pub mod sweep;
 pub mod verify;
 
@@ -146,6 +147,10 @@ enum Repro {
     /// Table 1 of 003: mean number of BBF solutions for random requests.
     #[command(name = "bbf-table1")]
     BbfTable1(bbf::Table1Args),
+    /// Prop. 2 of 002 by Monte Carlo: the optimal FDS and GFJ values at
+    /// beta = inf, lambda = -1 against their asymptotic forms.
+    #[command(name = "fds-prop2")]
+    FdsProp2(repro::Prop2Args),
 }
 
 /// `--algorithm` values.
@@ -588,6 +593,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::MergeBbf { files, pretty } => bbf::merge_cmd(&files, pretty),
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
+            Repro::FdsProp2(args) => repro::fds_prop2(&args),
         },
         Command::Sweep { instance, args } => {
             let highs = backend(None, AlgorithmArg::Auto)?;

@@ -152,3 +152,36 @@ fn solve_reports_percent_fairness_and_efficiency_for_the_families() {
     assert!(eff > 0.0 && eff <= 100.0 + 1e-9, "{eff}");
     assert_eq!(v["gap"]["leftover_capacity"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn prop2_monte_carlo_ratios_approach_one() {
+    // Prop. 2 of 002: both ratios tend to 1 as n grows; at n = 20,000
+    // they are within 1% (0.998 and 1.002 at n = 10^5, docs/reproduction.md).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_leontief"))
+        .args([
+            "repro",
+            "fds-prop2",
+            "--n",
+            "20000",
+            "--m",
+            "2,4",
+            "--samples",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{text}");
+    for r in rows {
+        for col in [3, 5] {
+            let v: f64 = r[col].parse().unwrap();
+            assert!((v - 1.0).abs() < 0.01, "{text}");
+        }
+    }
+}
