@@ -28,6 +28,7 @@ Mechanisms (--mechanism):
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
+  tsf        task share fairness: max-min of x_n / y_n, y_n the tasks a user could run on all servers, with placement (Wang et al., SC'16; 004)
   first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
   best-fit   Best-Fit DRFH on whole tasks: server with least H(i,l) of eq. (9), --normaliser RESOURCE (000, Sec. V-B)
   slots      Slots scheduler: --slots S per maximum server, fair share of slots (000, Sec. VI, Table II)
@@ -40,7 +41,7 @@ Mechanisms (--mechanism):
   bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation, exponential cones on Clarabel + Newton polish, with prices (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
   (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
-Planned (not in this build): psdsf, vds, tsf (004).";
+Planned (not in this build): psdsf, vds (004).";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -326,6 +327,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "kdf" => Mech::Exact(Mechanism::Kdf { k: need_k("kdf")? }),
         "naive-drf" => Mech::Exact(Mechanism::NaiveDrf),
         "nfc" => Mech::Exact(Mechanism::Nfc),
+        "tsf" => Mech::Exact(Mechanism::Tsf),
         "first-fit" => Mech::Heuristic(Heuristic::FirstFit),
         "best-fit" => Mech::Heuristic(Heuristic::BestFit { normaliser: 0 }),
         "slots" => match p.slots {
@@ -379,7 +381,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
             by_t: p.by == Some(ByArg::T),
             trajectory: p.trajectory.clone(),
         }),
-        "psdsf" | "vds" | "tsf" => {
+        "psdsf" | "vds" => {
             return Err(bad_input(format!(
                 "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
             )))

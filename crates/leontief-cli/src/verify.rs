@@ -3,7 +3,7 @@
 use crate::Mech;
 use leontief_audit::{self as audit, AuditTolerance};
 use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
-use leontief_drfh::{dominant_sigma, kdf_sigma, Mechanism};
+use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma, Mechanism};
 use leontief_highs::Highs;
 use serde_json::{json, Value};
 
@@ -99,7 +99,7 @@ pub fn verify(
         ));
     } else {
         match mechanism {
-            Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } => {
+            Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } | Mechanism::Tsf => {
                 let (inst, sigma) = match mechanism {
                     Mechanism::Drf => {
                         let p = instance.pooled();
@@ -107,6 +107,7 @@ pub fn verify(
                         (p, s)
                     }
                     Mechanism::Kdf { k } => (instance.clone(), kdf_sigma(instance, *k)),
+                    Mechanism::Tsf => (instance.clone(), tsf_sigma(instance)),
                     _ => (instance.clone(), dominant_sigma(instance)),
                 };
                 let c = audit::max_min(backend, &inst, &sigma, &a.user_tasks, placement, &tol)?;

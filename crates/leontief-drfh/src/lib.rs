@@ -8,6 +8,7 @@
 //! | k-DF (001, Sec. IV) | x_n prod_{l<=k} w_{n,l} d_{n,(l)} | closed form on one server, LP on several |
 //! | per-server DRF (000, Sec. III-D) | DRF inside each server | closed form per entry |
 //! | NFC | maximise sum_n x_n | one LP |
+//! | TSF (Wang et al., SC'16; 004) | x_n / y_n, y_n = sum_i gamma'_{n,i} ignoring placement | [`maxmin::lex_max_min`] with placement |
 //!
 //! mu_n = max_r D_{n,r} / C_r is the global dominant share of one task;
 //! d_{n,r} = D_{n,r} / C_r. Weights w_n, task caps T_n and placement lists
@@ -54,6 +55,8 @@ pub enum Mechanism {
     NaiveDrf,
     /// Maximum total tasks.
     Nfc,
+    /// Task share fairness: max-min of x_n / y_n with placement.
+    Tsf,
 }
 
 impl Mechanism {
@@ -65,6 +68,7 @@ impl Mechanism {
             Mechanism::Kdf { .. } => "kdf",
             Mechanism::NaiveDrf => "naive-drf",
             Mechanism::Nfc => "nfc",
+            Mechanism::Tsf => "tsf",
         }
     }
 }
@@ -83,7 +87,38 @@ pub fn solve<B: LpBackend>(
         Mechanism::Kdf { k } => kdf(backend, instance, *k, settings),
         Mechanism::NaiveDrf => Ok(naive_drf(instance)),
         Mechanism::Nfc => nfc(backend, instance),
+        Mechanism::Tsf => {
+            let o = lex_max_min(backend, instance, &tsf_sigma(instance), true, settings)?;
+            Ok(from_outcome(instance, "tsf", o))
+        }
     }
+}
+
+/// 1 / y_n for every user, y_n = sum_i gamma'_{n,i}: the tasks it could run
+/// monopolising every server, placement ignored (TSF's share of one task).
+/// A user that can run nowhere gets 0 (it is fixed at zero).
+pub fn tsf_sigma(instance: &Instance) -> Vec<f64> {
+    instance
+        .user_ids()
+        .map(|n| {
+            let d = &instance.user(n).demand;
+            let y: f64 = instance
+                .server_ids()
+                .map(|i| {
+                    d.iter()
+                        .zip(instance.class_capacities(i))
+                        .filter(|(&d, _)| d > 0.0)
+                        .map(|(&d, &c)| c / d)
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .sum();
+            if y > 0.0 && y.is_finite() {
+                1.0 / y
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// mu_n for every user (the DRFH / DRF share of one task).

@@ -9,7 +9,9 @@ use leontief_audit::{self as audit, AuditTolerance};
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
-use leontief_drfh::{dominant_sigma, drf, drfh, kdf, kdf_sigma, naive_drf, nfc};
+use leontief_drfh::{
+    dominant_sigma, drf, drfh, kdf, kdf_sigma, naive_drf, nfc, solve, tsf_sigma, Mechanism,
+};
 use leontief_highs::Highs;
 use proptest::prelude::*;
 
@@ -91,6 +93,21 @@ proptest! {
         let a = drfh(&Highs::default(), &inst, &MaxMinSettings::default()).unwrap();
         let b = drf(&inst);
         prop_assert!(close(&a.user_tasks, &b.user_tasks, 1e-6), "drfh {:?} drf {:?}", a.user_tasks, b.user_tasks);
+    }
+
+    #[test]
+    fn tsf_is_feasible_and_max_min_and_on_one_server_is_drf(
+        inst in instance(Shape::default()),
+        one in instance(Shape { max_servers: 1, placement: false, ..Shape::default() }),
+    ) {
+        let h = Highs::default();
+        let a = solve(&h, &inst, &Mechanism::Tsf, &MaxMinSettings::default()).unwrap();
+        assert_feasible(&inst, &a, true)?;
+        assert_max_min(&inst, &tsf_sigma(&inst), &a.user_tasks, true)?;
+        // One server entry: y_n = gamma_n = 1 / mu_n, so TSF is DRF.
+        let t = solve(&h, &one, &Mechanism::Tsf, &MaxMinSettings::default()).unwrap();
+        let d = drf(&one);
+        prop_assert!(close(&t.user_tasks, &d.user_tasks, 1e-6), "tsf {:?} drf {:?}", t.user_tasks, d.user_tasks);
     }
 
     #[test]
