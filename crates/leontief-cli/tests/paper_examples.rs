@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Mechanisms whose cases wait for an open issue.
-const PENDING: &[(&str, u32)] = &[("psdsf", 5), ("vds", 5), ("tsf", 5)];
+const PENDING: &[(&str, u32)] = &[("psdsf", 5), ("vds", 5)];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
