@@ -63,6 +63,7 @@ impl Case {
             },
             trajectory: None,
             method: None,
+            select: p["select"].as_str().map(str::to_string),
         }
     }
 }

@@ -28,6 +28,8 @@ Mechanisms (--mechanism):
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
+  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses, Definition-4 certificate (004)
+  vds        alphaPF-VDS with --alpha 1: the proportional-fairness equilibrium, one exponential-cone program (004; alpha > 1 planned)
   tsf        task share fairness: max-min of x_n / y_n, y_n the tasks a user could run on all servers, with placement (Wang et al., SC'16; 004)
   first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
   best-fit   Best-Fit DRFH on whole tasks: server with least H(i,l) of eq. (9), --normaliser RESOURCE (000, Sec. V-B)
@@ -41,7 +43,7 @@ Mechanisms (--mechanism):
   bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation, exponential cones on Clarabel + Newton polish, with prices (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
   (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
-Planned (not in this build): psdsf, vds (004).";
+Planned (not in this build): vds --alpha A > 1, psdsf --select max-tasks (004).";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -252,6 +254,10 @@ pub struct MechParams {
     /// auto (conic up to 50,000 nonzero requests).
     #[arg(long, value_enum)]
     pub method: Option<bbf::EgMethod>,
+    /// psdsf: which PS-DSF allocation (PS-DSF is not unique):
+    /// best-response (default).
+    #[arg(long)]
+    pub select: Option<String>,
 }
 
 /// `--by` values.
@@ -292,6 +298,8 @@ pub enum Mech {
     },
     /// Bottleneck-based fairness.
     Bbf(bbf::BbfKind),
+    /// PS-DSF (004) by best responses, with the Definition-4 certificate.
+    Psdsf,
 }
 
 impl Mech {
@@ -303,6 +311,7 @@ impl Mech {
             Mech::Conic { family, .. } => family.name(),
             Mech::Bbf(bbf::BbfKind::Eg { .. }) => "bbf-eg",
             Mech::Bbf(bbf::BbfKind::Ode { .. }) => "bbf-ode",
+            Mech::Psdsf => "psdsf",
         }
     }
 }
@@ -381,18 +390,44 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
             by_t: p.by == Some(ByArg::T),
             trajectory: p.trajectory.clone(),
         }),
-        "psdsf" | "vds" => {
-            return Err(bad_input(format!(
-                "mechanism {name} is planned but not implemented in this build (see `leontief solve --help`)"
-            )))
+        "psdsf" => {
+            if let Some(sel) = &p.select {
+                if sel != "best-response" {
+                    return Err(bad_input(format!(
+                        "--select {sel}: only best-response (the Gauss-Seidel point from zero) is in this build; max-tasks (the exact MILP over PS-DSF allocations) is planned (issue 5)"
+                    )));
+                }
+            }
+            Mech::Psdsf
         }
+        "vds" => match p.alpha {
+            None => return Err(bad_input("--mechanism vds needs --alpha A (A >= 1)")),
+            Some(a) if a == 1.0 => Mech::Conic {
+                family: leontief_fds::Family::Gfj,
+                beta: 1.0,
+                lambda: 0.0,
+                alpha_form: true,
+            },
+            Some(a) if a.is_finite() && a > 1.0 => {
+                return Err(bad_input(format!(
+                    "--mechanism vds --alpha {a}: alphaPF-VDS for alpha > 1 (best responses among servers) is planned but not in this build (issue 5); alpha = 1 is"
+                )))
+            }
+            Some(a) => {
+                return Err(bad_input(format!(
+                    "--alpha {a}: alphaPF-VDS needs a finite alpha >= 1"
+                )))
+            }
+        },
         _ => return Err(bad_input(format!("unknown mechanism {name}\n{MECHANISMS}"))),
     };
     let uses = |flag: &str| match flag {
         "--k" => matches!(name, "kdf" | "kdf-online"),
         "--on-full" => name == "kdf-online",
         "--slots" => name == "slots",
-        "--beta" | "--lambda" | "--alpha" => matches!(name, "fds" | "gfj" | "pnorm"),
+        "--beta" | "--lambda" => matches!(name, "fds" | "gfj" | "pnorm"),
+        "--alpha" => matches!(name, "fds" | "gfj" | "pnorm" | "vds"),
+        "--select" => name == "psdsf",
         "--p" => name == "pnorm",
         "--by" | "--trajectory" => name == "bbf-ode",
         "--method" => name == "bbf-eg",
@@ -410,6 +445,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         ("--by", p.by.is_some()),
         ("--trajectory", p.trajectory.is_some()),
         ("--method", p.method.is_some()),
+        ("--select", p.select.is_some()),
     ] {
         if given && !uses(flag) {
             return Err(bad_input(format!("{flag} does not apply to {name}")));
@@ -475,6 +511,28 @@ pub(crate) fn solve_one(
     let mut a = match mechanism {
         Mech::Exact(m) => exact(m)?,
         Mech::Bbf(kind) => bbf::solve(instance, kind)?,
+        Mech::Psdsf => {
+            let t0 = std::time::Instant::now();
+            let o = leontief_vds::psdsf(instance, 100_000);
+            let status = if o.converged {
+                leontief_core::Status::Optimal
+            } else {
+                leontief_core::Status::IterationLimit
+            };
+            let mut a = leontief_core::Allocation::new(instance, "psdsf", status, o.tasks);
+            a.solve_seconds = t0.elapsed().as_secs_f64();
+            a.backend_status = Some(format!(
+                "Gauss-Seidel water-filling best responses: {} sweeps, {}",
+                o.sweeps,
+                if o.converged {
+                    "converged"
+                } else {
+                    "iteration limit"
+                }
+            ));
+            a.notes.push("PS-DSF is not unique in general: this is the best-response point from zero (selection rule best-response); the Definition-4 certificate is under verification".into());
+            a
+        }
         Mech::Conic {
             family,
             beta,
@@ -539,6 +597,23 @@ pub(crate) fn solve_one(
     Ok(a)
 }
 
+/// `solve_one` under the mechanism's command-line name (vds --alpha 1 runs
+/// the proportional-fairness program and says why).
+pub(crate) fn solve_named(
+    highs: &Highs,
+    instance: &Instance,
+    name: &str,
+    mechanism: &Mech,
+    verify_mode: VerifyMode,
+) -> Result<leontief_core::Allocation, Failure> {
+    let mut a = solve_one(highs, instance, mechanism, verify_mode)?;
+    if name == "vds" {
+        a.mechanism = "vds".into();
+        a.notes.push("alphaPF-VDS at alpha = 1: gamma drops out of every server's utility, and the Nash equilibrium among servers is the optimum of max sum_n w_n log x_n over all servers jointly (one exponential-cone program, x_n unique); equilibrium and optimum coincide".into());
+    }
+    Ok(a)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Solve {
@@ -554,7 +629,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             let highs = backend(time_limit, algorithm)?;
             let inst = load(&instance)?;
             let mech = resolve_normaliser(mech, &params, &inst)?;
-            let a = solve_one(&highs, &inst, &mech, verify)?;
+            let a = solve_named(&highs, &inst, &mechanism, &mech, verify)?;
             let text = if pretty {
                 serde_json::to_string_pretty(&a)
             } else {

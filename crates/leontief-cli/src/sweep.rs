@@ -219,6 +219,7 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             by: None,
             trajectory: None,
             method: None,
+            select: None,
         };
         match flag {
             "--beta" => {
