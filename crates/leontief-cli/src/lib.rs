@@ -402,7 +402,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         }
         "vds" => match p.alpha {
             None => return Err(bad_input("--mechanism vds needs --alpha A (A >= 1)")),
-            Some(a) if a == 1.0 => Mech::Conic {
+            Some(1.0) => Mech::Conic {
                 family: leontief_fds::Family::Gfj,
                 beta: 1.0,
                 lambda: 0.0,
