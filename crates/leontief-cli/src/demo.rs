@@ -97,7 +97,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
     skipped.sort();
     skipped.dedup();
     println!(
-        "{pass} matched, {fail} mismatched, {refused} refused (parameter regions not in this build); {} cases wait for mechanisms not in this build ({})\n",
+        "{pass} matched, {fail} mismatched, {refused} refused; {} cases wait for options not in this build ({}: see `leontief solve --help`)\n",
         cases.len() - pass - fail - refused,
         skipped.join(", ")
     );

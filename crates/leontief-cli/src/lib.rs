@@ -545,41 +545,13 @@ pub(crate) fn solve_one(
             } else {
                 leontief_fds::solve(&clarabel, instance, *family, *beta, *lambda)
             };
-            let mut a = r.map_err(|e| match e {
+            r.map_err(|e| match e {
                 leontief_fds::FdsError::Refused(m) => bad_input(m),
                 leontief_fds::FdsError::Backend(b) => Failure {
                     code: 1,
                     message: format!("the solver could not run: {b}"),
                 },
-            })?;
-            if a.status.has_solution() {
-                // Sec. V of 002: where the allocation sits between fairness
-                // (DRFH, DRF on one server) and efficiency (NFC).
-                let refs = sweep::References::compute(highs, instance)?;
-                let min = a
-                    .metrics
-                    .normalised_shares
-                    .iter()
-                    .copied()
-                    .fold(f64::INFINITY, f64::min);
-                let earlier = a.gap.take();
-                a.gap = Some(serde_json::json!({
-                    "percent_fairness": refs.percent_fairness(min),
-                    "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),
-                    "leftover_capacity": a.metrics.unused_capacity,
-                    "fairness_reference": "exact DRFH (DRF on one server): smallest normalised dominant share",
-                    "efficiency_reference": "NFC: maximum total tasks",
-                }));
-                // Keep what the mechanism put there (the region-N search).
-                if let (
-                    Some(serde_json::Value::Object(old)),
-                    Some(serde_json::Value::Object(new)),
-                ) = (earlier, a.gap.as_mut())
-                {
-                    new.extend(old);
-                }
-            }
-            a
+            })?
         }
         Mech::Heuristic(h) => {
             let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;
@@ -593,8 +565,64 @@ pub(crate) fn solve_one(
             a
         }
     };
+    add_references(highs, instance, &mut a, verify_mode)?;
     a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
     Ok(a)
+}
+
+/// Where an allocation sits between fairness and efficiency (Sec. V of
+/// 002), for every mechanism: percent fairness (its smallest normalised
+/// dominant share against exact DRFH's), percent efficiency (its total
+/// tasks against NFC's) and leftover capacity, merged into `gap`. Two
+/// reference solves (a DRFH max-min and an NFC LP), so only when the
+/// verification runs (not `--verify never`) and the instance has at most
+/// 200,000 user-server pairs.
+fn add_references(
+    highs: &Highs,
+    instance: &Instance,
+    a: &mut leontief_core::Allocation,
+    verify_mode: VerifyMode,
+) -> Result<(), Failure> {
+    let size = instance.num_users() * instance.num_entries();
+    if !a.status.has_solution()
+        || verify_mode == VerifyMode::Never
+        || (verify_mode == VerifyMode::Auto && size > 200_000)
+    {
+        return Ok(());
+    }
+    // A pooled allocation (drf, BBF) is measured against the pooled
+    // references: on the real servers it need not be placeable.
+    let pooled;
+    let reference_instance = if a.pooled {
+        pooled = instance.pooled();
+        &pooled
+    } else {
+        instance
+    };
+    let refs = sweep::References::compute(highs, reference_instance)?;
+    let min = a
+        .metrics
+        .normalised_shares
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    let mut block = serde_json::json!({
+        "percent_fairness": refs.percent_fairness(min),
+        "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),
+        "leftover_capacity": a.metrics.unused_capacity,
+        "fairness_reference": "exact DRFH (DRF on one server): smallest normalised dominant share",
+        "efficiency_reference": "NFC: maximum total tasks",
+        "references_on": if a.pooled { "the pooled servers (the allocation is pooled)" } else { "the servers as given" },
+    });
+    // Keep what the mechanism put there (heuristics' distance to the exact
+    // mechanism, the region-N search).
+    if let (Some(serde_json::Value::Object(old)), serde_json::Value::Object(new)) =
+        (a.gap.take(), &mut block)
+    {
+        new.extend(old);
+    }
+    a.gap = Some(block);
+    Ok(())
 }
 
 /// `solve_one` under the mechanism's command-line name (vds --alpha 1 runs

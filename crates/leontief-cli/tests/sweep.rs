@@ -185,3 +185,45 @@ fn prop2_monte_carlo_ratios_approach_one() {
         }
     }
 }
+
+#[test]
+fn every_mechanism_reports_percent_fairness_and_efficiency() {
+    // Sec. V of 002 for every output: DRFH is 100% fair, NFC 100%
+    // efficient; a heuristic keeps its distance to the exact mechanism next
+    // to them; --verify never skips the two reference solves.
+    let inst = case("drfh-fig1.json");
+    let run = |mech: &str, extra: &[&str]| -> serde_json::Value {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_leontief"))
+            .arg("solve")
+            .arg(&inst)
+            .args(["--mechanism", mech])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mech}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let drfh = run("drfh", &[]);
+    assert!((drfh["gap"]["percent_fairness"].as_f64().unwrap() - 100.0).abs() < 1e-6);
+    let nfc = run("nfc", &[]);
+    assert!((nfc["gap"]["percent_efficiency"].as_f64().unwrap() - 100.0).abs() < 1e-6);
+    let ff = run("first-fit", &[]);
+    assert!(ff["gap"]["percent_fairness"].as_f64().unwrap() < 100.0);
+    assert!(ff["gap"].as_object().unwrap().len() > 5, "{}", ff["gap"]);
+    for mech in ["psdsf", "tsf", "bbf-eg", "naive-drf"] {
+        let a = run(mech, &[]);
+        let f = a["gap"]["percent_fairness"].as_f64().unwrap();
+        let e = a["gap"]["percent_efficiency"].as_f64().unwrap();
+        assert!(
+            f > 0.0 && e > 0.0 && e <= 100.0 + 1e-9,
+            "{mech}: {}",
+            a["gap"]
+        );
+    }
+    let quiet = run("drfh", &["--verify", "never"]);
+    assert!(quiet["gap"].is_null());
+}
