@@ -38,7 +38,9 @@
 //! is non-empty and Q_J = {A_J x = 1, lb <= x <= ub} is convex, its
 //! dimension is dim Q_J = N - |F| - rank(A_J restricted to the users not
 //! in F), where F are the bounds that hold with equality on all of Q_J.
-//! F is found with the same LP: z columns measure each bound's slack
+//! One LP decides the usual case (`DeltaLp`: a slack common to every
+//! bound is positive, so F is empty); otherwise F is found with the subset
+//! LP extended by z columns that measure each bound's slack
 //! (x_n - z_n >= lb_n, x_n + z'_n <= ub_n, 0 <= z <= 1), maximise the sum
 //! of the z of bounds not yet known to be loose; a positive z proves its
 //! bound loose; when the optimum is 0 the remaining bounds are implicit
@@ -394,17 +396,131 @@ impl<L: LoadedLp> SubsetLp<L> {
                 self.lp.set_cost(z, 0.0)?;
             }
         }
-        let free: Vec<usize> = (0..nu).filter(|&n| !fixed[n]).collect();
-        if free.is_empty() {
-            return Ok(0);
-        }
-        let a =
-            nalgebra::DMatrix::from_fn(jset.len(), free.len(), |a, b| pool.req(free[b], jset[a]));
-        let sv = a.singular_values();
-        let top = sv.iter().copied().fold(0.0, f64::max);
-        let rank = sv.iter().filter(|&&s| s > 1e-9 * top.max(1e-300)).count();
-        Ok(free.len() - rank)
+        Ok(rank_dimension(pool, jset, &fixed))
     }
+}
+
+/// The one-LP dimension test, separate from the subset LP so that the
+/// subset LP stays lean: x_n = lb_n + d_n, maximise delta with
+/// d_n >= delta and d_n + delta <= ub_n - lb_n for the users whose bounds
+/// differ, and sum_n r_{n,j} d_n = 1 - sum_n r_{n,j} lb_n on J (the other
+/// resources' rows are free: dim Q_J does not involve them).
+struct DeltaLp<L: LoadedLp> {
+    lp: L,
+    d: Vec<Col>,
+    delta: Col,
+    rows: Vec<Row>,
+    lo: Vec<Row>,
+    hi: Vec<Option<Row>>,
+}
+
+fn build_delta<B: LpBackend>(
+    backend: &B,
+    pool: &Pool,
+    res: &[usize],
+) -> Result<DeltaLp<B::Loaded>, BbfError> {
+    let nu = pool.num_users();
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    let rows: Vec<Row> = res.iter().map(|_| b.add_row(-INF, INF)).collect();
+    let lo: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, INF)).collect();
+    let hi: Vec<Option<Row>> = (0..nu)
+        .map(|n| pool.ub[n].is_finite().then(|| b.add_row(-INF, INF)))
+        .collect();
+    let d: Vec<Col> = (0..nu)
+        .map(|n| {
+            let entries = res
+                .iter()
+                .enumerate()
+                .filter(|(_, &j)| pool.req(n, j) > 0.0)
+                .map(|(a, &j)| (rows[a], pool.req(n, j)))
+                .chain([(lo[n], 1.0)])
+                .chain(hi[n].map(|r| (r, 1.0)));
+            b.add_col(0.0, 0.0, INF, entries)
+        })
+        .collect();
+    let delta = b.add_col(
+        1.0,
+        0.0,
+        1.0,
+        lo.iter()
+            .map(|&r| (r, -1.0))
+            .chain(hi.iter().flatten().map(|&r| (r, 1.0)))
+            .collect::<Vec<_>>(),
+    );
+    Ok(DeltaLp {
+        lp: backend.load(b.build())?,
+        d,
+        delta,
+        rows,
+        lo,
+        hi,
+    })
+}
+
+impl<L: LoadedLp> DeltaLp<L> {
+    /// The dimension of Q_J if one LP decides it (no bound is an implicit
+    /// equality), else `None`.
+    fn dimension(
+        &mut self,
+        pool: &Pool,
+        res: &[usize],
+        mask: u64,
+        lb: &[f64],
+    ) -> Result<Option<usize>, BbfError> {
+        let nu = pool.num_users();
+        let fixed: Vec<bool> = (0..nu).map(|n| lb[n] >= pool.ub[n]).collect();
+        let up: Vec<f64> = (0..nu)
+            .map(|n| if fixed[n] { 0.0 } else { pool.ub[n] - lb[n] })
+            .collect();
+        self.lp.set_cols_bounds(&self.d, &vec![0.0; nu], &up)?;
+        for n in 0..nu {
+            let (l, u) = if fixed[n] { (-INF, INF) } else { (0.0, INF) };
+            self.lp.set_row_bounds(self.lo[n], l, u)?;
+            if let Some(r) = self.hi[n] {
+                let (l, u) = if fixed[n] { (-INF, INF) } else { (-INF, up[n]) };
+                self.lp.set_row_bounds(r, l, u)?;
+            }
+        }
+        for (a, &j) in res.iter().enumerate() {
+            if mask >> a & 1 == 1 {
+                let rhs = 1.0 - (0..nu).map(|n| pool.req(n, j) * lb[n]).sum::<f64>();
+                self.lp.set_row_bounds(self.rows[a], rhs, rhs)?;
+            } else {
+                self.lp.set_row_bounds(self.rows[a], -INF, INF)?;
+            }
+        }
+        let s = self.lp.solve()?;
+        let _ = self.delta;
+        if s.status != Status::Optimal || s.objective <= 1e-9 {
+            return Ok(None);
+        }
+        let jset: Vec<usize> = (0..res.len())
+            .filter(|&a| mask >> a & 1 == 1)
+            .map(|a| res[a])
+            .collect();
+        Ok(Some(rank_dimension(pool, &jset, &fixed)))
+    }
+}
+
+/// N - |fixed| - rank(A_J on the users not fixed).
+fn rank_dimension(pool: &Pool, jset: &[usize], fixed: &[bool]) -> usize {
+    let free: Vec<usize> = (0..pool.num_users()).filter(|&n| !fixed[n]).collect();
+    if free.is_empty() {
+        return 0;
+    }
+    let a = nalgebra::DMatrix::from_fn(jset.len(), free.len(), |a, b| pool.req(free[b], jset[a]));
+    let sv = a.singular_values();
+    let top = sv.iter().copied().fold(0.0, f64::max);
+    let rank = sv.iter().filter(|&&s| s > 1e-9 * top.max(1e-300)).count();
+    free.len() - rank
+}
+
+/// One rayon worker: the lean subset LP, the delta LP, and (built only if a
+/// subset needs it) the subset LP with the per-bound slack columns.
+struct Worker<L: LoadedLp> {
+    lean: SubsetLp<L>,
+    delta: Option<DeltaLp<L>>,
+    heavy: Option<SubsetLp<L>>,
 }
 
 /// A digest of the pooled problem (FNV-1a over its numbers and names).
@@ -423,6 +539,44 @@ pub fn digest(pool: &Pool) -> String {
         eat(s.as_bytes());
     }
     format!("{h:016x}")
+}
+
+/// One subset: the lean LP decides whether J is a bottleneck set; the
+/// delta LP gives its dimension in one solve when no bound is an implicit
+/// equality, and the subset LP with per-bound slacks decides the rest.
+fn settle<B: LpBackend>(
+    w: &mut Worker<B::Loaded>,
+    backend: &B,
+    pool: &Pool,
+    res: &[usize],
+    mask: u64,
+    lps: &AtomicU64,
+) -> Result<Verdict, BbfError> {
+    let v = w.lean.solve(pool, res, mask, false, lps)?;
+    let Verdict::Found(mut sol) = v else {
+        return Ok(v);
+    };
+    let Some(delta) = w.delta.as_mut() else {
+        return Ok(Verdict::Found(sol));
+    };
+    let jset: Vec<usize> = (0..res.len())
+        .filter(|&a| mask >> a & 1 == 1)
+        .map(|a| res[a])
+        .collect();
+    let lb = lower_bounds(pool, &jset).expect("J was feasible");
+    if let Some(d) = delta.dimension(pool, res, mask, &lb)? {
+        sol.dimension = d;
+        return Ok(Verdict::Found(sol));
+    }
+    if w.heavy.is_none() {
+        w.heavy = Some(build(backend, pool, res, true)?);
+    }
+    let heavy = w.heavy.as_mut().expect("built above");
+    match heavy.solve(pool, res, mask, true, lps)? {
+        Verdict::Found(h) => sol.dimension = h.dimension,
+        other => return Ok(other),
+    }
+    Ok(Verdict::Found(sol))
 }
 
 /// Enumerate every BBF bottleneck set of `pool` in this run's shard, in
@@ -460,10 +614,20 @@ where
     let found: Result<Vec<Verdict>, BbfError> = masks
         .into_par_iter()
         .map_init(
-            || build(backend, pool, &res, options.dimension),
-            |lp, mask| {
-                let r = match lp {
-                    Ok(lp) => lp.solve(pool, &res, mask, options.dimension, &lps),
+            || -> Result<Worker<B::Loaded>, BbfError> {
+                Ok(Worker {
+                    lean: build(backend, pool, &res, false)?,
+                    delta: if options.dimension {
+                        Some(build_delta(backend, pool, &res)?)
+                    } else {
+                        None
+                    },
+                    heavy: None,
+                })
+            },
+            |w, mask| {
+                let r = match w {
+                    Ok(w) => settle(w, backend, pool, &res, mask, &lps),
                     Err(e) => Err(BbfError::Parameter(format!("building the subset LP: {e}"))),
                 };
                 progress();

@@ -241,3 +241,65 @@ fn the_cyclic_example_has_eleven_sets_and_only_the_full_one_is_a_point() {
         assert_eq!(s.dimension, want, "{:?}", s.bottlenecks);
     }
 }
+
+/// dim Q_J by brute force: 2N LPs (min and max of every x_n over
+/// {A_J x = 1, lb <= x <= ub}) find the coordinates Q_J fixes, then the
+/// rank of A_J on the others (independent of the enumeration's LPs).
+fn brute_dimension(pool: &Pool, jset: &[usize]) -> usize {
+    use leontief_model::{LpBackend, ProblemBuilder, Sense};
+    let nu = pool.num_users();
+    let lb: Vec<f64> = (0..nu)
+        .map(|n| {
+            let best = jset.iter().map(|&j| pool.req(n, j)).fold(0.0, f64::max);
+            if best > 0.0 {
+                (pool.e[n] / best).min(pool.ub[n])
+            } else {
+                pool.ub[n]
+            }
+        })
+        .collect();
+    let h = highs();
+    let mut fixed = vec![false; nu];
+    for target in 0..nu {
+        let mut range = [0.0; 2];
+        for (k, sense) in [Sense::Minimise, Sense::Maximise].into_iter().enumerate() {
+            let mut b = ProblemBuilder::new(sense);
+            let rows: Vec<_> = jset.iter().map(|_| b.add_row(1.0, 1.0)).collect();
+            for n in 0..nu {
+                let e: Vec<_> = jset
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &j)| pool.req(n, j) > 0.0)
+                    .map(|(a, &j)| (rows[a], pool.req(n, j)))
+                    .collect();
+                let ub = pool.ub[n].min(1e6);
+                b.add_col(if n == target { 1.0 } else { 0.0 }, lb[n], ub, e);
+            }
+            let s = h.solve(b.build()).unwrap();
+            range[k] = s.objective;
+        }
+        fixed[target] = range[1] - range[0] <= 1e-9 * range[1].abs().max(1.0);
+    }
+    let free: Vec<usize> = (0..nu).filter(|&n| !fixed[n]).collect();
+    if free.is_empty() {
+        return 0;
+    }
+    let a = nalgebra::DMatrix::from_fn(jset.len(), free.len(), |a, b| pool.req(free[b], jset[a]));
+    let sv = a.singular_values();
+    let top = sv.iter().copied().fold(0.0, f64::max);
+    free.len() - sv.iter().filter(|&&s| s > 1e-9 * top.max(1e-300)).count()
+}
+
+proptest! {
+    #![proptest_config(config(32))]
+
+    #[test]
+    fn polytope_dimensions_match_a_brute_force_count(inst in instance(Shape { max_users: 5, max_servers: 1, max_resources: 3, weights: true, caps: true, ..Shape::default() })) {
+        let Some(pool) = pool_of(&inst) else { return Ok(()) };
+        let e = enumerate::enumerate(&highs(), &pool, enumerate::Options::default(), &|| {}).unwrap();
+        for s in &e.solutions {
+            let jset: Vec<usize> = s.bottlenecks.iter().map(|b| pool.resources.iter().position(|r| r == b).unwrap()).collect();
+            prop_assert_eq!(s.dimension, brute_dimension(&pool, &jset), "J = {:?}", s.bottlenecks);
+        }
+    }
+}
