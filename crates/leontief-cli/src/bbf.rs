@@ -279,9 +279,7 @@ pub fn verify(
 ) -> anyhow::Result<Value> {
     use crate::verify::VerifyMode;
     if !a.status.has_solution() {
-        return Ok(
-            json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
-        );
+        return Ok(crate::verify::nothing_to_check(a));
     }
     let pool = Pool::new(instance).map_err(|e| anyhow::anyhow!(e.to_string()))?;
     let x = pool.fractions(&a.user_tasks);

@@ -20,6 +20,11 @@ pub enum VerifyMode {
 
 const AUTO_LIMIT: usize = 2_000_000;
 
+/// The verification of an allocation that has no solution.
+pub(crate) fn nothing_to_check(a: &Allocation) -> Value {
+    json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)})
+}
+
 /// Check `a` against its mechanism's defining property.
 pub fn verify(
     backend: &Highs,
@@ -50,9 +55,7 @@ pub fn verify(
             alpha_form,
         } => {
             if !a.status.has_solution() {
-                return Ok(
-                    json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
-                );
+                return Ok(nothing_to_check(a));
             }
             let feas = audit::feasibility(
                 instance,
@@ -84,9 +87,7 @@ pub fn verify(
     };
     let tol = AuditTolerance::default();
     if !a.status.has_solution() {
-        return Ok(
-            json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)}),
-        );
+        return Ok(nothing_to_check(a));
     }
     let placement = !a.pooled;
     // A pooled allocation (drf) is feasible on the pool, not per entry.
