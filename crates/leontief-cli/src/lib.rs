@@ -40,7 +40,7 @@ Mechanisms (--mechanism):
   gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
   pnorm      the p-norm family (19): --p P and the same parameters (002)
   (fds/gfj/pnorm solve the whole (beta, lambda) plane: the alpha-fair line and regions A, B as cone programs, region N by a certified global search over S)
-  bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation, exponential cones on Clarabel + Newton polish, with prices (003 Sec. 5)
+  bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation with its prices, --method auto|conic|dual (exponential cones on Clarabel, or projected Newton on the prices), Newton-polished (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
   (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
 Planned (not in this build): vds --alpha A > 1, psdsf --select max-tasks (004).";
