@@ -195,7 +195,16 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
         newton_steps: 0,
     };
     if !sol.status.has_solution() {
-        return Ok(out);
+        // The cone program gave no answer (a numerical failure on badly
+        // scaled data, a limit): the dual decides, and says so.
+        let mut d = solve_dual(pool)?;
+        d.raw_status = format!(
+            "Clarabel: {} ({}); answered by the dual: {}",
+            sol.status, sol.raw_status, d.raw_status
+        );
+        d.build_seconds = build_seconds;
+        d.solve_seconds += sol.seconds;
+        return Ok(d);
     }
     let x0: Vec<f64> = xcols
         .iter()

@@ -148,6 +148,8 @@ pub fn solve(instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure>
             a.solve_seconds = o.solve_seconds + o.polish_seconds;
             a.lps_solved = 1;
             pool_notes(&pool, &mut a);
+            // The cone program may have handed over to the dual.
+            let conic = conic && !o.raw_status.contains("answered by the dual");
             if o.status.has_solution() {
                 a.objective = Some(o.certificate.objective);
                 let c = check(&pool, &o.x, CHECK_TOLERANCE);
