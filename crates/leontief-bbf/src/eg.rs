@@ -83,33 +83,62 @@ pub struct Certificate {
 }
 
 impl Certificate {
-    /// The largest residual.
+    /// The largest residual (the duality gap relative to max(1, |objective|)).
     pub fn worst(&self) -> f64 {
         self.primal_infeasibility
             .max(self.negative_price)
             .max(self.complementarity)
             .max(self.stationarity)
-            .max(self.duality_gap.abs())
+            .max(self.duality_gap.abs() / self.objective.abs().max(1.0))
     }
 }
 
-/// sum_n e_n log x_n.
-pub fn objective(pool: &Pool, x: &[f64]) -> f64 {
-    x.iter().zip(&pool.e).map(|(x, e)| e * x.ln()).sum()
+/// u_n(x) = e log x (alpha = 1) or e x^(1-alpha) / (1-alpha).
+fn utility(e: f64, alpha: f64, x: f64) -> f64 {
+    if alpha == 1.0 {
+        e * x.ln()
+    } else {
+        e * x.powf(1.0 - alpha) / (1.0 - alpha)
+    }
 }
 
-/// The dual function g at p^+ (negative prices taken as 0): an upper
-/// bound on the optimum of the Eisenberg-Gale program.
+/// The best response min(ub, (e/q)^(1/alpha)) to the price q of a bundle.
+fn best(e: f64, alpha: f64, q: f64, ub: f64) -> f64 {
+    if q > 0.0 {
+        let x = if alpha == 1.0 {
+            e / q
+        } else {
+            (e / q).powf(1.0 / alpha)
+        };
+        x.min(ub)
+    } else {
+        ub
+    }
+}
+
+/// sum_n u_n(x_n) (sum_n e_n log x_n for Eisenberg-Gale).
+pub fn objective(pool: &Pool, x: &[f64]) -> f64 {
+    x.iter()
+        .zip(&pool.e)
+        .map(|(&x, &e)| utility(e, pool.alpha, x))
+        .sum()
+}
+
+/// The dual function g at p^+ (negative prices taken as 0):
+/// sum_j p_j + sum_n max_{0 < x <= ub_n} (u_n(x) - q_n x), an upper bound
+/// on the optimum.
 pub fn dual_value(pool: &Pool, p: &[f64]) -> f64 {
     let p: Vec<f64> = p.iter().map(|v| v.max(0.0)).collect();
     let mut g: f64 = p.iter().sum();
     for n in 0..pool.num_users() {
         let q: f64 = pool.row(n).iter().zip(&p).map(|(r, p)| r * p).sum();
-        let e = pool.e[n];
-        g += if q > 0.0 && e / q <= pool.ub[n] {
-            e * (e / q).ln() - e
-        } else if pool.ub[n].is_finite() {
-            e * pool.ub[n].ln() - q * pool.ub[n]
+        let x = best(pool.e[n], pool.alpha, q, pool.ub[n]);
+        // A bundle that costs nothing (an uncapped user priced at zero):
+        // +inf for alpha <= 1; for alpha > 1 the supremum is finite but not
+        // attained, and such prices are never optimal, so the descent is
+        // kept away from them the same way.
+        g += if x.is_finite() {
+            utility(pool.e[n], pool.alpha, x) - q * x
         } else {
             INF
         };
@@ -125,7 +154,7 @@ pub fn certify(pool: &Pool, x: &[f64], p: &[f64]) -> Certificate {
     for n in 0..pool.num_users() {
         primal = primal.max(x[n] - pool.ub[n]).max(-x[n]);
         let q: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
-        let marginal = pool.e[n] / x[n];
+        let marginal = pool.e[n] * x[n].powf(-pool.alpha);
         let at_bound = pool.ub[n].is_finite() && x[n] >= pool.ub[n] * (1.0 - 1e-12);
         let s = if at_bound {
             (q - marginal).max(0.0)
@@ -413,18 +442,14 @@ pub struct Polished {
     pub steps: usize,
 }
 
-/// x_n(p) = min(ub_n, e_n / q_n) with q_n = r_n . p.
+/// x_n(p) = min(ub_n, (e_n / q_n)^(1/alpha)) with q_n = r_n . p.
 fn primal_of(pool: &Pool, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let nu = pool.num_users();
     let mut x = Vec::with_capacity(nu);
     let mut q = Vec::with_capacity(nu);
     for n in 0..nu {
         let qn: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
-        x.push(if qn > 0.0 {
-            (pool.e[n] / qn).min(pool.ub[n])
-        } else {
-            pool.ub[n]
-        });
+        x.push(best(pool.e[n], pool.alpha, qn, pool.ub[n]));
         q.push(qn);
     }
     (x, q)
@@ -495,7 +520,8 @@ fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
         for (a, &j) in idx.iter().enumerate() {
             rn[a] = row[j];
         }
-        let w = pool.e[n] / (q[n] * q[n]);
+        // -dx_n/dq_n = x_n / (alpha q_n) (= e_n / q_n^2 at alpha = 1).
+        let w = x[n] / (pool.alpha * q[n]);
         for a in 0..k {
             if rn[a] == 0.0 {
                 continue;

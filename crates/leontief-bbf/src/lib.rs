@@ -64,6 +64,10 @@ pub struct Pool {
     pub pooled: bool,
     /// True when the instance had placement lists (ignored when pooled).
     pub placement_ignored: bool,
+    /// The utility exponent of [`eg`]'s separable program: 1 is
+    /// Eisenberg-Gale (e_n log x_n); otherwise e_n x_n^(1-alpha)/(1-alpha),
+    /// the alpha-fair line on one pool (e_n then holds the coefficient).
+    pub alpha: f64,
 }
 
 impl Pool {
@@ -108,6 +112,7 @@ impl Pool {
             unit,
             pooled: instance.num_physical_servers() > 1,
             placement_ignored: instance.has_placement(),
+            alpha: 1.0,
         })
     }
 
@@ -129,6 +134,7 @@ impl Pool {
             unit: vec![1.0; r.len()],
             pooled: false,
             placement_ignored: false,
+            alpha: 1.0,
         }
     }
 
