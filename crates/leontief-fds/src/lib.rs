@@ -220,6 +220,9 @@ pub fn solve<B: LpBackend>(
         Classified::Region(Region::N) => {
             return region_n::solve(backend, instance, family, beta, lambda)
         }
+        Classified::Region(Region::AlphaFair) => {
+            return solve_alpha(backend, instance, family, beta)
+        }
         Classified::Region(r) => Some(r),
     };
     solve_program(backend, instance, family, beta, lambda, region, None)
