@@ -93,22 +93,25 @@ impl Certificate {
     }
 }
 
-/// u_n(x) = e log x (alpha = 1) or e x^(1-alpha) / (1-alpha).
-fn utility(e: f64, alpha: f64, x: f64) -> f64 {
-    if alpha == 1.0 {
+/// u_n(x) = e log x (alpha = 1) or e x^(1-alpha) / (1-alpha), plus d x.
+fn utility(e: f64, alpha: f64, d: f64, x: f64) -> f64 {
+    let u = if alpha == 1.0 {
         e * x.ln()
     } else {
         e * x.powf(1.0 - alpha) / (1.0 - alpha)
-    }
+    };
+    u + d * x
 }
 
-/// The best response min(ub, (e/q)^(1/alpha)) to the price q of a bundle.
-fn best(e: f64, alpha: f64, q: f64, ub: f64) -> f64 {
-    if q > 0.0 {
+/// The best response min(ub, (e/(q-d))^(1/alpha)) to the price q of a
+/// bundle (ub where the bundle is worth more than it costs at any size).
+fn best(e: f64, alpha: f64, d: f64, q: f64, ub: f64) -> f64 {
+    let net = q - d;
+    if net > 0.0 {
         let x = if alpha == 1.0 {
-            e / q
+            e / net
         } else {
-            (e / q).powf(1.0 / alpha)
+            (e / net).powf(1.0 / alpha)
         };
         x.min(ub)
     } else {
@@ -120,7 +123,8 @@ fn best(e: f64, alpha: f64, q: f64, ub: f64) -> f64 {
 pub fn objective(pool: &Pool, x: &[f64]) -> f64 {
     x.iter()
         .zip(&pool.e)
-        .map(|(&x, &e)| utility(e, pool.alpha, x))
+        .enumerate()
+        .map(|(n, (&x, &e))| utility(e, pool.alpha, pool.lin(n), x))
         .sum()
 }
 
@@ -132,13 +136,13 @@ pub fn dual_value(pool: &Pool, p: &[f64]) -> f64 {
     let mut g: f64 = p.iter().sum();
     for n in 0..pool.num_users() {
         let q: f64 = pool.row(n).iter().zip(&p).map(|(r, p)| r * p).sum();
-        let x = best(pool.e[n], pool.alpha, q, pool.ub[n]);
+        let x = best(pool.e[n], pool.alpha, pool.lin(n), q, pool.ub[n]);
         // A bundle that costs nothing (an uncapped user priced at zero):
         // +inf for alpha <= 1; for alpha > 1 the supremum is finite but not
         // attained, and such prices are never optimal, so the descent is
         // kept away from them the same way.
         g += if x.is_finite() {
-            utility(pool.e[n], pool.alpha, x) - q * x
+            utility(pool.e[n], pool.alpha, pool.lin(n), x) - q * x
         } else {
             INF
         };
@@ -154,7 +158,7 @@ pub fn certify(pool: &Pool, x: &[f64], p: &[f64]) -> Certificate {
     for n in 0..pool.num_users() {
         primal = primal.max(x[n] - pool.ub[n]).max(-x[n]);
         let q: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
-        let marginal = pool.e[n] * x[n].powf(-pool.alpha);
+        let marginal = pool.e[n] * x[n].powf(-pool.alpha) + pool.lin(n);
         let at_bound = pool.ub[n].is_finite() && x[n] >= pool.ub[n] * (1.0 - 1e-12);
         let s = if at_bound {
             (q - marginal).max(0.0)
@@ -290,10 +294,20 @@ pub fn solve_dual(pool: &Pool) -> Result<EgOutcome, BbfError> {
     let m = pool.num_resources();
     let used = used_resources(pool);
     let nused = used.iter().filter(|&&u| u).count().max(1) as f64;
-    let start: Vec<f64> = used
+    let mut start: Vec<f64> = used
         .iter()
         .map(|&u| if u { 1.0 / nused } else { 0.0 })
         .collect();
+    // With linear terms, every uncapped bundle must cost more than its
+    // linear value (else the dual is +inf there): scale the start up.
+    let (_, q0) = primal_of(pool, &start);
+    let factor = (0..pool.num_users())
+        .filter(|&n| pool.ub[n].is_infinite() && q0[n] > 0.0)
+        .map(|n| 2.0 * pool.lin(n) / q0[n])
+        .fold(1.0, f64::max);
+    for v in &mut start {
+        *v *= factor;
+    }
     let (p, iterations, converged) = dual_descent(pool, start);
     debug_assert_eq!(p.len(), m);
     let (x, _) = primal_of(pool, &p);
@@ -449,7 +463,7 @@ fn primal_of(pool: &Pool, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let mut q = Vec::with_capacity(nu);
     for n in 0..nu {
         let qn: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
-        x.push(best(pool.e[n], pool.alpha, qn, pool.ub[n]));
+        x.push(best(pool.e[n], pool.alpha, pool.lin(n), qn, pool.ub[n]));
         q.push(qn);
     }
     (x, q)
@@ -513,7 +527,7 @@ fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
     let mut h = DMatrix::<f64>::zeros(k, k);
     let mut rn = vec![0.0; k];
     for n in 0..pool.num_users() {
-        if q[n].is_nan() || q[n] <= 0.0 || x[n] >= pool.ub[n] {
+        if q[n].is_nan() || q[n] - pool.lin(n) <= 0.0 || x[n] >= pool.ub[n] {
             continue;
         }
         let row = pool.row(n);
@@ -521,7 +535,7 @@ fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
             rn[a] = row[j];
         }
         // -dx_n/dq_n = x_n / (alpha q_n) (= e_n / q_n^2 at alpha = 1).
-        let w = x[n] / (pool.alpha * q[n]);
+        let w = x[n] / (pool.alpha * (q[n] - pool.lin(n)));
         for a in 0..k {
             if rn[a] == 0.0 {
                 continue;

@@ -68,6 +68,9 @@ pub struct Pool {
     /// Eisenberg-Gale (e_n log x_n); otherwise e_n x_n^(1-alpha)/(1-alpha),
     /// the alpha-fair line on one pool (e_n then holds the coefficient).
     pub alpha: f64,
+    /// A linear term d_n x_n added to user n's utility (empty: none); with
+    /// it [`eg`] solves the separable programs of FDS regions A and B.
+    pub lin: Vec<f64>,
 }
 
 impl Pool {
@@ -113,6 +116,7 @@ impl Pool {
             pooled: instance.num_physical_servers() > 1,
             placement_ignored: instance.has_placement(),
             alpha: 1.0,
+            lin: Vec::new(),
         })
     }
 
@@ -135,6 +139,7 @@ impl Pool {
             pooled: false,
             placement_ignored: false,
             alpha: 1.0,
+            lin: Vec::new(),
         }
     }
 
@@ -148,6 +153,12 @@ impl Pool {
             .map(|_| (0..m).map(|_| rng.gen::<f64>()).collect())
             .collect();
         Pool::from_requests(&r, &vec![1.0; users], &vec![true; users])
+    }
+
+    /// d_n, the linear term of user n's utility (0 when none).
+    #[inline]
+    pub fn lin(&self, n: usize) -> f64 {
+        self.lin.get(n).copied().unwrap_or(0.0)
     }
 
     /// Number of users N.

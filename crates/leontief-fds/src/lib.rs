@@ -223,7 +223,12 @@ pub fn solve<B: LpBackend>(
         Classified::Region(Region::AlphaFair) => {
             return solve_alpha(backend, instance, family, beta)
         }
-        Classified::Region(r) => Some(r),
+        Classified::Region(r @ (Region::A | Region::B)) => {
+            if let Some(a) = solve_region_dual(instance, family, beta, lambda) {
+                return Ok(a);
+            }
+            Some(r)
+        }
     };
     solve_program(backend, instance, family, beta, lambda, region, None)
 }
@@ -325,6 +330,97 @@ pub fn solve_alpha_dual(instance: &Instance, family: Family, alpha: f64) -> Opti
         (1.0 - alpha) / alpha,
         false,
     ));
+    Some(a)
+}
+
+/// Regions A and B on one server entry by the dual: the maximiser of M is
+/// the maximiser of the separable concave program
+/// rho U + S = sum_n [rho w_n s_n^(1-beta)/(1-beta) + s_n] for the rho at
+/// which rho = (1-beta) S / (beta kappa U) (compare the gradients; rho > 0
+/// in both regions), so a secant iteration on log rho, each step one
+/// projected-Newton solve on the m prices. `None` where it does not apply
+/// or does not converge (the caller falls back to the cone program).
+pub fn solve_region_dual(
+    instance: &Instance,
+    family: Family,
+    beta: f64,
+    lambda: f64,
+) -> Option<Allocation> {
+    if instance.num_entries() != 1 || instance.has_placement() {
+        return None;
+    }
+    let t0 = Instant::now();
+    let kappa = lambda - (1.0 - beta) / beta;
+    let coef = (1.0 - beta) / (beta * kappa);
+    if !(coef > 0.0 && coef.is_finite()) {
+        return None;
+    }
+    let base = leontief_bbf::Pool::new(instance).ok()?;
+    let om = omega(instance, family);
+    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let nu = base.num_users();
+    let unit_share: Vec<f64> = (0..nu).map(|n| om[n] * base.unit[n]).collect();
+    let c: Vec<f64> = (0..nu)
+        .map(|n| w[n] * unit_share[n].powf(1.0 - beta))
+        .collect();
+    // One separable solve at rho: (x in pool units, status, U, S, newton steps).
+    let solve_at = |rho: f64| -> Option<(Vec<f64>, leontief_core::Status, f64, f64, usize)> {
+        let mut pool = base.clone();
+        pool.alpha = beta;
+        pool.e = c.iter().map(|&c| rho * c).collect();
+        pool.lin = unit_share.clone();
+        let o = leontief_bbf::eg::solve_dual(&pool).ok()?;
+        let s: Vec<f64> = o.x.iter().zip(&unit_share).map(|(x, u)| x * u).collect();
+        let u: f64 = s.iter().zip(&w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
+        let big: f64 = s.iter().sum();
+        Some((o.x, o.status, u, big, o.newton_steps))
+    };
+    let g = |t: f64| -> Option<(f64, Vec<f64>, leontief_core::Status)> {
+        let (x, st, u, big, _) = solve_at(t.exp())?;
+        if !(u > 0.0 && big > 0.0 && u.is_finite()) {
+            return None;
+        }
+        Some((t - (coef * big / u).ln(), x, st))
+    };
+    // Secant on G(t) = t - log F(e^t), started by one fixed-point step.
+    let mut t_prev = 0.0;
+    let (mut g_prev, _, _) = g(t_prev)?;
+    let mut t = t_prev - g_prev;
+    let mut steps = 0;
+    let (x, status) = loop {
+        steps += 1;
+        let (gt, x, st) = g(t)?;
+        if gt.abs() < 1e-13 || steps >= 60 {
+            if gt.abs() >= 1e-9 {
+                return None;
+            }
+            break (x, st);
+        }
+        let slope = (gt - g_prev) / (t - t_prev);
+        let next = if slope.is_finite() && slope.abs() > 1e-300 {
+            t - gt / slope
+        } else {
+            t - gt
+        };
+        t_prev = t;
+        g_prev = gt;
+        t = next;
+    };
+    if status != leontief_core::Status::Optimal {
+        return None;
+    }
+    let mut a = Allocation::new(instance, family.name(), status, base.split(instance, &x));
+    a.solve_seconds = t0.elapsed().as_secs_f64();
+    a.backend_status = Some(format!(
+        "dual: {steps} secant steps on rho, each a projected-Newton solve on the prices"
+    ));
+    a.notes.push(format!(
+        "region {}; method: the separable program rho U + S on one server entry, rho = {:.12e} by a secant iteration ({steps} steps), each solved by projected Newton on the {} resource prices and polished",
+        if beta < 1.0 { "a" } else { "b" },
+        t.exp(),
+        instance.num_resources()
+    ));
+    a.objective = Some(merit(&om, &w, &a.user_tasks, beta, lambda, false));
     Some(a)
 }
 

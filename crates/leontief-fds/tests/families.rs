@@ -9,7 +9,7 @@ use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::Instance;
 use leontief_fds::{
     classify, frank_wolfe_gap, frank_wolfe_gap_log, merit, omega, solve, solve_alpha,
-    solve_alpha_conic, solve_alpha_dual, Classified, Family, Region,
+    solve_alpha_conic, solve_alpha_dual, solve_region_dual, Classified, Family, Region,
 };
 use leontief_highs::Highs;
 use proptest::prelude::*;
@@ -171,6 +171,36 @@ proptest! {
             merit(&om, &w, &c.user_tasks, alpha, (1.0 - alpha) / alpha, false),
         );
         prop_assert!((md - mc).abs() <= 1e-7 * md.abs().max(1.0), "dual {md} vs {mc}");
+    }
+
+    #[test]
+    fn regions_a_and_b_by_the_dual_are_first_order_optimal(
+        inst in instance(Shape { max_servers: 1, placement: false, ..Shape::default() }),
+        which in 0usize..3,
+        point in prop_oneof![Just((0.5, 2.0)), Just((0.25, 5.0)), Just((2.0, -1.0)), Just((3.0, -2.0))],
+    ) {
+        prop_assume!(runnable(&inst));
+        let family = [Family::Fds, Family::Gfj, Family::PNorm(2.0)][which];
+        let (beta, lambda) = point;
+        // The public path: the dual when it converges, else the cone
+        // program; either way the answer is checked from the output alone.
+        let a = solve(&Clarabel::default(), &inst, family, beta, lambda).unwrap();
+        prop_assume!(a.status.has_solution());
+        let gap = frank_wolfe_gap(&Highs::default(), &inst, family, &a.user_tasks, beta, lambda).unwrap();
+        let dual = a.backend_status.as_deref().is_some_and(|s| s.starts_with("dual"));
+        prop_assert!(gap <= if dual { 1e-9 } else { 1e-6 }, "Frank-Wolfe gap {gap} ({:?})", a.backend_status);
+        let f = audit::feasibility(&inst, &a.user_tasks, &a.tasks, true, &AuditTolerance::default());
+        prop_assert!(f.ok, "{:?}", f.violations);
+        if let Some(d) = solve_region_dual(&inst, family, beta, lambda) {
+            let om = omega(&inst, family);
+            let w: Vec<f64> = inst.users().iter().map(|u| u.weight).collect();
+            let md = merit(&om, &w, &d.user_tasks, beta, lambda, false);
+            // No sampled scaling of the answer beats it (M is maximised).
+            for sc in [0.9, 0.99, 0.999] {
+                let x: Vec<f64> = d.user_tasks.iter().map(|v| v * sc).collect();
+                prop_assert!(merit(&om, &w, &x, beta, lambda, false) <= md + 1e-12 * md.abs().max(1.0));
+            }
+        }
     }
 
     #[test]
