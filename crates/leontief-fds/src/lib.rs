@@ -11,8 +11,8 @@
 //! | region | (beta, lambda) | program |
 //! |---|---|---|
 //! | alpha-fair line | lambda = (1-beta)/beta, alpha = beta | max sum w_n s_n^(1-alpha)/(1-alpha): on one server entry by projected Newton on the resource prices ([`solve_alpha_dual`]); otherwise power cones (t <= s^(1-alpha) for alpha < 1, t >= s^(1-alpha) for alpha > 1); alpha = 1: max sum w_n log s_n, exponential cones |
-//! | A | 0 < beta < 1, lambda > (1-beta)/beta | max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
-//! | B | beta > 1, lambda < (1-beta)/beta | min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
+//! | A | 0 < beta < 1, lambda > (1-beta)/beta | on one server entry the dual ([`solve_region_dual`]); otherwise max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
+//! | B | beta > 1, lambda < (1-beta)/beta | on one server entry the dual ([`solve_region_dual`]); otherwise min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
 //! | N | the rest of the non-degenerate plane | not concave: global 1-D search over S with certified envelopes ([`region_n`]) |
 //! | degenerate | sgn(1-beta) lambda < 0 | no maximiser: refused |
 //! | scale-free | lambda = 0 | maximisers form a ray: refused |
