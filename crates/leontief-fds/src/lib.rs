@@ -359,7 +359,29 @@ pub fn solve_region_dual(
     let om = omega(instance, family);
     let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
     let nu = base.num_users();
-    let unit_share: Vec<f64> = (0..nu).map(|n| om[n] * base.unit[n]).collect();
+    // Shares divided by a common constant (the largest share a user
+    // reaches alone, over N): M changes by a constant, the maximiser does not, and
+    // rho U and S stay commensurate whatever beta is.
+    let mut unit_share: Vec<f64> = (0..nu).map(|n| om[n] * base.unit[n]).collect();
+    let scale = (0..nu)
+        .map(|n| {
+            let most = base.row(n).iter().copied().fold(0.0, f64::max);
+            let alone = if most > 0.0 {
+                (1.0 / most).min(base.ub[n])
+            } else {
+                0.0
+            };
+            unit_share[n] * alone
+        })
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    if !(scale > 0.0) {
+        return None;
+    }
+    // ... divided by N as well: a typical user's share is then about 1.
+    for u in &mut unit_share {
+        *u /= scale / nu as f64;
+    }
     let c: Vec<f64> = (0..nu)
         .map(|n| w[n] * unit_share[n].powf(1.0 - beta))
         .collect();
