@@ -375,7 +375,7 @@ pub fn solve_region_dual(
         })
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    if !(scale > 0.0) {
+    if scale.is_nan() || scale <= 0.0 {
         return None;
     }
     // ... divided by N as well: a typical user's share is then about 1.
