@@ -247,33 +247,15 @@ pub fn solve_alpha<B: LpBackend>(
             "--alpha {alpha}: must be finite and > 0"
         )));
     }
-    // One pool and many requests: the m-dimensional dual (as bbf-eg).
-    let nnz: usize = instance
-        .users()
-        .iter()
-        .map(|u| u.demand.iter().filter(|&&d| d > 0.0).count())
-        .sum();
-    if nnz > DUAL_ABOVE {
-        if let Some(a) = solve_alpha_dual(instance, family, alpha) {
-            if a.status == leontief_core::Status::Optimal {
-                return Ok(a);
-            }
+    // One server entry: the m-dimensional dual (as bbf-eg); the cone
+    // program where it does not apply or does not reach `optimal`.
+    if let Some(a) = solve_alpha_dual(instance, family, alpha) {
+        if a.status == leontief_core::Status::Optimal {
+            return Ok(a);
         }
     }
-    solve_program(
-        backend,
-        instance,
-        family,
-        alpha,
-        (1.0 - alpha) / alpha,
-        Some(Region::AlphaFair),
-        None,
-    )
+    solve_alpha_conic(backend, instance, family, alpha)
 }
-
-/// [`solve_alpha`] uses the dual method above this many nonzero demands
-/// (on one server entry without placement lists).
-pub const DUAL_ABOVE: usize = 0;
 
 /// The alpha-fair line on one server entry by projected Newton on the m
 /// resource prices (`leontief_bbf::eg::solve_dual` with utilities
