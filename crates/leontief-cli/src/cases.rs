@@ -64,6 +64,7 @@ impl Case {
             trajectory: None,
             method: None,
             select: p["select"].as_str().map(str::to_string),
+            jacobi: p["jacobi"].as_f64(),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod bbf;
 pub mod cases;
 mod demo;
 pub mod repro;
+mod server_based;
 pub mod sweep;
 pub mod verify;
 
@@ -28,8 +29,8 @@ Mechanisms (--mechanism):
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
-  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses, Definition-4 certificate (004)
-  vds        alphaPF-VDS with --alpha 1: the proportional-fairness equilibrium, one exponential-cone program (004; alpha > 1 planned)
+  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses, Definition-4 certificate; --select max-tasks: the member with most tasks, exact MILP on HiGHS (004)
+  vds        alphaPF-VDS, --alpha A >= 1: alpha = 1 one exponential-cone program; gamma separable one power-cone program; otherwise Gauss-Seidel best responses among servers (--jacobi [THETA] for the damped distributed form), certified by the Nikaido-Isoda gap (004)
   tsf        task share fairness: max-min of x_n / y_n, y_n the tasks a user could run on all servers, with placement (Wang et al., SC'16; 004)
   first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
   best-fit   Best-Fit DRFH on whole tasks: server with least H(i,l) of eq. (9), --normaliser RESOURCE (000, Sec. V-B)
@@ -42,8 +43,7 @@ Mechanisms (--mechanism):
   (fds/gfj/pnorm solve the whole (beta, lambda) plane: the alpha-fair line and regions A, B as cone programs, region N by a certified global search over S)
   bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation with its prices, --method auto|conic|dual (exponential cones on Clarabel, or projected Newton on the prices), Newton-polished (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
-  (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)
-Planned (not in this build): vds --alpha A > 1, psdsf --select max-tasks (004).";
+  (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -255,9 +255,14 @@ pub struct MechParams {
     #[arg(long, value_enum)]
     pub method: Option<bbf::EgMethod>,
     /// psdsf: which PS-DSF allocation (PS-DSF is not unique):
-    /// best-response (default).
+    /// best-response (default) or max-tasks (exact MILP, small instances).
     #[arg(long)]
     pub select: Option<String>,
+    /// vds: damped Jacobi best responses (all servers at once, the
+    /// distributed form) with damping THETA in (0, 1] (default 0.5),
+    /// instead of Gauss-Seidel.
+    #[arg(long, num_args = 0..=1, default_missing_value = "0.5")]
+    pub jacobi: Option<f64>,
 }
 
 /// `--by` values.
@@ -298,8 +303,19 @@ pub enum Mech {
     },
     /// Bottleneck-based fairness.
     Bbf(bbf::BbfKind),
-    /// PS-DSF (004) by best responses, with the Definition-4 certificate.
-    Psdsf,
+    /// PS-DSF (004) by best responses, with the Definition-4 certificate;
+    /// `max_tasks`: the member with most tasks (MILP).
+    Psdsf {
+        /// --select max-tasks.
+        max_tasks: bool,
+    },
+    /// alphaPF-VDS (004) for alpha > 1 (alpha = 1 is `Conic`).
+    Vds {
+        /// alpha > 1.
+        alpha: f64,
+        /// Damped Jacobi instead of Gauss-Seidel.
+        jacobi: Option<f64>,
+    },
 }
 
 impl Mech {
@@ -311,7 +327,8 @@ impl Mech {
             Mech::Conic { family, .. } => family.name(),
             Mech::Bbf(bbf::BbfKind::Eg { .. }) => "bbf-eg",
             Mech::Bbf(bbf::BbfKind::Ode { .. }) => "bbf-ode",
-            Mech::Psdsf => "psdsf",
+            Mech::Psdsf { .. } => "psdsf",
+            Mech::Vds { .. } => "vds",
         }
     }
 }
@@ -390,16 +407,17 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
             by_t: p.by == Some(ByArg::T),
             trajectory: p.trajectory.clone(),
         }),
-        "psdsf" => {
-            if let Some(sel) = &p.select {
-                if sel != "best-response" {
+        "psdsf" => Mech::Psdsf {
+            max_tasks: match p.select.as_deref() {
+                None | Some("best-response") => false,
+                Some("max-tasks") => true,
+                Some(other) => {
                     return Err(bad_input(format!(
-                        "--select {sel}: only best-response (the Gauss-Seidel point from zero) is in this build; max-tasks (the exact MILP over PS-DSF allocations) is planned (issue 5)"
-                    )));
+                        "--select {other}: use best-response (the Gauss-Seidel point from zero) or max-tasks (the member with most tasks, an exact MILP)"
+                    )))
                 }
-            }
-            Mech::Psdsf
-        }
+            },
+        },
         "vds" => match p.alpha {
             None => return Err(bad_input("--mechanism vds needs --alpha A (A >= 1)")),
             Some(1.0) => Mech::Conic {
@@ -409,9 +427,17 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                 alpha_form: true,
             },
             Some(a) if a.is_finite() && a > 1.0 => {
-                return Err(bad_input(format!(
-                    "--mechanism vds --alpha {a}: alphaPF-VDS for alpha > 1 (best responses among servers) is planned but not in this build (issue 5); alpha = 1 is"
-                )))
+                if let Some(t) = p.jacobi {
+                    if !(t > 0.0 && t <= 1.0) {
+                        return Err(bad_input(format!(
+                            "--jacobi {t}: the damping must be in (0, 1]"
+                        )));
+                    }
+                }
+                Mech::Vds {
+                    alpha: a,
+                    jacobi: p.jacobi,
+                }
             }
             Some(a) => {
                 return Err(bad_input(format!(
@@ -428,6 +454,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "--beta" | "--lambda" => matches!(name, "fds" | "gfj" | "pnorm"),
         "--alpha" => matches!(name, "fds" | "gfj" | "pnorm" | "vds"),
         "--select" => name == "psdsf",
+        "--jacobi" => name == "vds",
         "--p" => name == "pnorm",
         "--by" | "--trajectory" => name == "bbf-ode",
         "--method" => name == "bbf-eg",
@@ -446,6 +473,7 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         ("--trajectory", p.trajectory.is_some()),
         ("--method", p.method.is_some()),
         ("--select", p.select.is_some()),
+        ("--jacobi", p.jacobi.is_some()),
     ] {
         if given && !uses(flag) {
             return Err(bad_input(format!("{flag} does not apply to {name}")));
@@ -511,28 +539,8 @@ pub(crate) fn solve_one(
     let mut a = match mechanism {
         Mech::Exact(m) => exact(m)?,
         Mech::Bbf(kind) => bbf::solve(instance, kind)?,
-        Mech::Psdsf => {
-            let t0 = std::time::Instant::now();
-            let o = leontief_vds::psdsf(instance, 100_000);
-            let status = if o.converged {
-                leontief_core::Status::Optimal
-            } else {
-                leontief_core::Status::IterationLimit
-            };
-            let mut a = leontief_core::Allocation::new(instance, "psdsf", status, o.tasks);
-            a.solve_seconds = t0.elapsed().as_secs_f64();
-            a.backend_status = Some(format!(
-                "Gauss-Seidel water-filling best responses: {} sweeps, {}",
-                o.sweeps,
-                if o.converged {
-                    "converged"
-                } else {
-                    "iteration limit"
-                }
-            ));
-            a.notes.push("PS-DSF is not unique in general: this is the best-response point from zero (selection rule best-response); the Definition-4 certificate is under verification".into());
-            a
-        }
+        Mech::Psdsf { max_tasks } => server_based::psdsf(highs, instance, *max_tasks)?,
+        Mech::Vds { alpha, jacobi } => server_based::vds(instance, *alpha, *jacobi)?,
         Mech::Conic {
             family,
             beta,
@@ -635,7 +643,7 @@ pub(crate) fn solve_named(
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Failure> {
     let mut a = solve_one(highs, instance, mechanism, verify_mode)?;
-    if name == "vds" {
+    if name == "vds" && matches!(mechanism, Mech::Conic { .. }) {
         a.mechanism = "vds".into();
         a.notes.push("alphaPF-VDS at alpha = 1: gamma drops out of every server's utility, and the Nash equilibrium among servers is the optimum of max sum_n w_n log x_n over all servers jointly (one exponential-cone program, x_n unique); equilibrium and optimum coincide".into());
     }

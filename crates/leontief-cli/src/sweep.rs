@@ -220,6 +220,7 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
             trajectory: None,
             method: None,
             select: None,
+            jacobi: None,
         };
         match flag {
             "--beta" => {

@@ -37,16 +37,8 @@ pub fn verify(
         Mech::Exact(m) => m,
         Mech::Heuristic(_) => return Ok(verify_whole(instance, a)),
         Mech::Bbf(_) => return crate::bbf::verify(backend, instance, a, mode),
-        Mech::Psdsf => {
-            let tol = AuditTolerance::default();
-            let feas = audit::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
-            let c = leontief_vds::certificate(instance, &a.tasks, 1e-9);
-            return Ok(json!({
-                "property": "PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger",
-                "feasibility": feas,
-                "certificate": c,
-                "ok": feas.ok && c.holds,
-            }));
+        Mech::Psdsf { .. } | Mech::Vds { .. } => {
+            return crate::server_based::verify(backend, instance, mechanism, a)
         }
         Mech::Conic {
             family,

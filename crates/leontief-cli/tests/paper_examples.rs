@@ -10,18 +10,9 @@ use leontief_cli::cases::{compare, load_cases};
 use std::path::PathBuf;
 use std::process::Command;
 
-/// Cases whose parameters wait for an open issue (alphaPF-VDS at alpha > 1,
-/// the max-tasks PS-DSF selection): they must be refused with exit code 2
-/// and a message saying so, never answered wrongly.
-const PENDING_CASES: &[(&str, u32)] = &[
-    ("psdsf-nonunique", 5),
-    ("vds-fig1-alpha2", 5),
-    ("vds-fig1-alpha3", 5),
-    ("vds-fig1-alpha10", 5),
-    ("vds-fig1-variant-alpha2", 5),
-    ("vds-fig1-variant-alpha3", 5),
-    ("vds-fig1-variant-alpha10", 5),
-];
+/// Cases whose parameters wait for an open issue: they must be refused with
+/// exit code 2 and a message saying so, never answered wrongly (none now).
+const PENDING_CASES: &[(&str, u32)] = &[];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")

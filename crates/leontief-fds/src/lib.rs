@@ -474,9 +474,55 @@ fn solve_program_slope<B: LpBackend>(
     region: Option<Region>,
     fixed_total: Option<f64>,
 ) -> Result<(Allocation, Option<f64>), FdsError> {
+    solve_program_with(
+        backend,
+        instance,
+        family,
+        omega(instance, family),
+        beta,
+        lambda,
+        region,
+        fixed_total,
+    )
+}
+
+/// The alpha-fair program max sum_n w_n u_alpha(omega_n x_n) with the
+/// scales `om` given (one per user) instead of a family's: what
+/// alphaPF-VDS solves when gamma is separable on the eligibility graph
+/// (omega_n = 1 / (w_n a_n)). Same cone program, polish and certificate
+/// as the line.
+pub fn solve_alpha_scaled<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    om: Vec<f64>,
+    alpha: f64,
+) -> Result<Allocation, FdsError> {
+    solve_program_with(
+        backend,
+        instance,
+        Family::Gfj,
+        om,
+        alpha,
+        (1.0 - alpha) / alpha,
+        Some(Region::AlphaFair),
+        None,
+    )
+    .map(|r| r.0)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn solve_program_with<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    om: Vec<f64>,
+    beta: f64,
+    lambda: f64,
+    region: Option<Region>,
+    fixed_total: Option<f64>,
+) -> Result<(Allocation, Option<f64>), FdsError> {
     let t0 = Instant::now();
     let nu = instance.num_users();
-    let om = omega(instance, family);
     // Common scale: the largest share a user reaches alone is 1.
     let alone: Vec<f64> = instance
         .user_ids()

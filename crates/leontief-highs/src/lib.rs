@@ -366,6 +366,30 @@ impl LpBackend for Highs {
     }
 }
 
+impl HighsLp {
+    /// Make `cols` integer (a MILP from here on: HiGHS's branch and bound;
+    /// row duals are then not meaningful). HiGHS-only, not on the trait.
+    pub fn set_integer(&mut self, cols: &[Col]) -> Result<(), BackendError> {
+        if cols.is_empty() {
+            return Ok(());
+        }
+        let mut set = cols
+            .iter()
+            .map(|c| int(c.0, "column"))
+            .collect::<Result<Vec<_>, _>>()?;
+        set.sort_unstable();
+        let kinds = vec![ffi::kHighsVarTypeInteger; set.len()];
+        let n = int(set.len(), "column count")?;
+        // SAFETY: valid instance; both buffers hold n entries.
+        check(
+            unsafe {
+                ffi::Highs_changeColsIntegralityBySet(self.ptr, n, set.as_ptr(), kinds.as_ptr())
+            },
+            "Highs_changeColsIntegralityBySet",
+        )
+    }
+}
+
 impl LoadedLp for HighsLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();

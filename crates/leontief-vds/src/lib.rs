@@ -22,6 +22,41 @@
 use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use serde::Serialize;
 
+mod checks;
+mod psdsf;
+mod select;
+mod vds;
+
+pub use checks::{bottleneck, envy, separable, sharing_incentive, Separable};
+pub use psdsf::{psdsf, PsdsfOutcome};
+pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
+pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
+
+/// Who may run where: for each server entry, the users with
+/// gamma_{n,i} > 0 and their gamma (sparse: placement lists and servers
+/// lacking a resource leave most pairs out).
+#[derive(Debug, Clone)]
+pub struct Eligibility {
+    /// (user, gamma_{n,i}) for every server entry.
+    pub on_server: Vec<Vec<(usize, f64)>>,
+}
+
+impl Eligibility {
+    /// The eligible pairs of `instance`.
+    pub fn new(instance: &Instance) -> Self {
+        let mut on_server = vec![Vec::new(); instance.num_entries()];
+        for n in instance.user_ids() {
+            for i in instance.server_ids() {
+                let g = instance.gamma(n, i);
+                if g > 0.0 && g.is_finite() {
+                    on_server[i.0].push((n.0, g));
+                }
+            }
+        }
+        Eligibility { on_server }
+    }
+}
+
 /// gamma_{n,i} for every user and server entry.
 pub fn gamma(instance: &Instance) -> Vec<Vec<f64>> {
     instance
@@ -149,168 +184,6 @@ pub fn certificate(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> C
     }
 }
 
-/// What [`psdsf`] returns.
-#[derive(Debug, Clone)]
-pub struct PsdsfOutcome {
-    /// x_{n,i}.
-    pub tasks: Vec<Vec<f64>>,
-    /// Gauss-Seidel sweeps over the servers.
-    pub sweeps: usize,
-    /// True when a sweep changed nothing (to 1e-13 relative).
-    pub converged: bool,
-}
-
-/// Server i's water-filling best response given the users' tasks elsewhere
-/// `other` and their caps: x_{n,i}(t) = max(0, t w_n gamma_{n,i} - o_n),
-/// raised until every user is frozen by a saturated resource (or its cap).
-fn best_response(instance: &Instance, g: &[Vec<f64>], i: usize, other: &[f64]) -> Vec<f64> {
-    let users = instance.users();
-    let (nu, m) = (users.len(), instance.num_resources());
-    let cap: Vec<f64> = (0..m)
-        .map(|r| instance.class_capacity(ServerId(i), ResourceId(r)))
-        .collect();
-    let a: Vec<f64> = (0..nu).map(|n| users[n].weight * g[n][i]).collect();
-    // Remaining room under each user's cap.
-    let room: Vec<f64> = (0..nu)
-        .map(|n| {
-            users[n]
-                .tasks
-                .map_or(f64::INFINITY, |t| (t - other[n]).max(0.0))
-        })
-        .collect();
-    let mut x = vec![0.0; nu];
-    let mut active: Vec<bool> = (0..nu).map(|n| a[n] > 0.0 && room[n] > 0.0).collect();
-    let mut fixed = vec![0.0; m];
-    // Breakpoints: user n starts at b_n = o_n / a_n and stops at its cap.
-    let at = |n: usize, t: f64| (t * a[n] - other[n]).clamp(0.0, room[n]);
-    while active.iter().any(|&v| v) {
-        // The largest t at which every resource still fits, by bisection on
-        // the piecewise-linear usage (exact to the last bit of t).
-        let fits = |t: f64| {
-            (0..m).all(|r| {
-                let u: f64 = fixed[r]
-                    + (0..nu)
-                        .filter(|&n| active[n])
-                        .map(|n| users[n].demand[r] * at(n, t))
-                        .sum::<f64>();
-                u <= cap[r] * (1.0 + 1e-15)
-            })
-        };
-        // Upper end: where every active user reaches its cap or, failing
-        // that, a level that overfills some resource.
-        let mut hi = (0..nu)
-            .filter(|&n| active[n])
-            .map(|n| (other[n] + room[n].min(1e300)) / a[n])
-            .fold(0.0f64, f64::max)
-            .max(1e-300);
-        let mut lo = 0.0;
-        if fits(hi) {
-            // Every active user reaches its cap.
-            let idx: Vec<usize> = (0..nu).filter(|&n| active[n]).collect();
-            for n in idx {
-                x[n] = at(n, hi);
-                active[n] = false;
-            }
-            break;
-        }
-        while hi > lo * (1.0 + 1e-15) + 1e-300 {
-            let mid = 0.5 * (lo + hi);
-            if mid <= lo || mid >= hi {
-                break;
-            }
-            if fits(mid) {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        let t = lo;
-        // Resources saturated at t (within rounding) freeze their users;
-        // users at their cap freeze too.
-        let usage: Vec<f64> = (0..m)
-            .map(|r| {
-                fixed[r]
-                    + (0..nu)
-                        .filter(|&n| active[n])
-                        .map(|n| users[n].demand[r] * at(n, t))
-                        .sum::<f64>()
-            })
-            .collect();
-        let saturated: Vec<bool> = (0..m)
-            .map(|r| cap[r] > 0.0 && usage[r] >= cap[r] * (1.0 - 1e-12))
-            .collect();
-        let mut froze = false;
-        for n in 0..nu {
-            if !active[n] {
-                continue;
-            }
-            let blocked = (0..m).any(|r| saturated[r] && users[n].demand[r] > 0.0);
-            let capped = at(n, t) >= room[n];
-            if blocked || capped {
-                x[n] = at(n, t);
-                active[n] = false;
-                froze = true;
-                for r in 0..m {
-                    fixed[r] += users[n].demand[r] * x[n];
-                }
-            }
-        }
-        if !froze {
-            // Rounding left no resource quite saturated: freeze the users of
-            // the fullest one.
-            let r = (0..m)
-                .filter(|&r| cap[r] > 0.0)
-                .max_by(|&p, &q| (usage[p] / cap[p]).total_cmp(&(usage[q] / cap[q])))
-                .expect("a resource");
-            let idx: Vec<usize> = (0..nu)
-                .filter(|&n| active[n] && users[n].demand[r] > 0.0)
-                .collect();
-            for n in idx {
-                x[n] = at(n, t);
-                active[n] = false;
-                for s in 0..m {
-                    fixed[s] += users[n].demand[s] * x[n];
-                }
-            }
-        }
-    }
-    x
-}
-
-/// PS-DSF by Gauss-Seidel best responses from zero (see the crate docs).
-pub fn psdsf(instance: &Instance, max_sweeps: usize) -> PsdsfOutcome {
-    let (nu, k) = (instance.num_users(), instance.num_entries());
-    let g = gamma(instance);
-    let mut tasks = vec![vec![0.0; k]; nu];
-    let mut sweeps = 0;
-    let mut converged = false;
-    while sweeps < max_sweeps {
-        sweeps += 1;
-        let mut change = 0.0f64;
-        let mut scale = 0.0f64;
-        for i in 0..k {
-            let other: Vec<f64> = (0..nu)
-                .map(|n| tasks[n].iter().sum::<f64>() - tasks[n][i])
-                .collect();
-            let x = best_response(instance, &g, i, &other);
-            for n in 0..nu {
-                change = change.max((x[n] - tasks[n][i]).abs());
-                scale = scale.max(x[n].abs());
-                tasks[n][i] = x[n];
-            }
-        }
-        if change <= 1e-13 * scale.max(1e-300) {
-            converged = true;
-            break;
-        }
-    }
-    PsdsfOutcome {
-        tasks,
-        sweeps,
-        converged,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,5 +226,78 @@ mod tests {
         t[2][1] *= 0.99;
         let c = certificate(&inst, &t, 1e-9);
         assert!(!c.holds);
+    }
+
+    #[test]
+    fn vds_on_fig1_variant_matches_mechanisms_md() {
+        let s2 = 2f64.sqrt();
+        for (alpha, want) in [
+            (1.0, [2.0, 6.0, 96.0 / 7.0, 32.0 / 7.0]),
+            (2.0, [2.0, 6.0, 32.0 * s2 - 32.0, 16.0 - 8.0 * s2]),
+            (3.0, [2.0, 6.0, 12.3676227060579, 4.908094323485525]),
+            (10.0, [2.0, 6.0, 11.1651, 5.2087]),
+        ] {
+            for jacobi in [None, Some(0.5)] {
+                let inst = fig1([1.0, 0.5, 0.0]);
+                let o = vds(
+                    &inst,
+                    &VdsSettings {
+                        alpha,
+                        jacobi,
+                        ..VdsSettings::default()
+                    },
+                );
+                let x: Vec<f64> = o.tasks.iter().map(|r| r.iter().sum()).collect();
+                assert!(
+                    o.converged,
+                    "alpha {alpha} {jacobi:?}: {:?} {x:?}",
+                    o.certificate
+                );
+                for (a, b) in x.iter().zip(want) {
+                    assert!(
+                        (a - b).abs() < 1e-4 * b,
+                        "alpha {alpha} {jacobi:?}: {x:?} vs {want:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn vds_on_fig1_is_the_bottleneck_max_min_for_every_alpha() {
+        for alpha in [1.0, 2.0, 3.0, 10.0, 30.0] {
+            let inst = fig1([0.5, 1.0, 0.0]);
+            let o = vds(
+                &inst,
+                &VdsSettings {
+                    alpha,
+                    ..VdsSettings::default()
+                },
+            );
+            assert!(o.converged, "{alpha}: {:?}", o.certificate);
+            let x: Vec<f64> = o.tasks.iter().map(|r| r.iter().sum()).collect();
+            for (a, b) in x.iter().zip([2.0, 6.0, 8.0, 8.0]) {
+                assert!((a - b).abs() < 1e-6, "{alpha}: {x:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_vds_certificate_rejects_a_perturbed_equilibrium() {
+        let inst = fig1([1.0, 0.5, 0.0]);
+        let o = vds(
+            &inst,
+            &VdsSettings {
+                alpha: 3.0,
+                ..VdsSettings::default()
+            },
+        );
+        assert!(o.certificate.holds);
+        let mut t = o.tasks.clone();
+        // Move some of u3's tasks on s2 to u4 (RAM-neutral: u3 needs 1, u4 0.5).
+        t[2][1] -= 0.1;
+        t[3][1] += 0.2;
+        let c = vds_certificate(&inst, 3.0, &t, &o.prices, &o.log_scale, 1e-9);
+        assert!(!c.holds, "{c:?}");
     }
 }

@@ -1,0 +1,268 @@
+//! `--mechanism psdsf` and `--mechanism vds --alpha A > 1` (004), and
+//! their verification: the Definition-4 certificate or the Nikaido-Isoda /
+//! KKT certificate recomputed from the printed allocation and prices, the
+//! multi-server sharing-incentive and envy checks, and, when the instance
+//! has a Definition-2 bottleneck, the weighted max-min on it (the LP
+//! operator on HiGHS).
+
+use crate::{bad_input, Failure};
+use anyhow::Context;
+use leontief_core::{Allocation, Instance, Status};
+use leontief_highs::Highs;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// PS-DSF: the best-response point, or the member with most tasks.
+pub(crate) fn psdsf(
+    highs: &Highs,
+    instance: &Instance,
+    max_tasks: bool,
+) -> Result<Allocation, Failure> {
+    let t0 = Instant::now();
+    if max_tasks {
+        let rows = leontief_vds::comparisons(instance);
+        if rows > leontief_vds::MAX_TASKS_LIMIT {
+            return Err(bad_input(format!(
+                "--select max-tasks: the MILP would need {rows} comparison rows (pairs of users sharing a resource on a server); the limit is {} (it grows as users^2 x servers x resources): use --select best-response",
+                leontief_vds::MAX_TASKS_LIMIT
+            )));
+        }
+        let o = leontief_vds::max_tasks(highs, instance).map_err(|e| Failure {
+            code: 1,
+            message: format!("the solver could not run: {e}"),
+        })?;
+        let mut a = if o.status.has_solution() {
+            Allocation::new(instance, "psdsf", o.status, o.tasks)
+        } else {
+            Allocation::empty(instance, "psdsf", o.status)
+        };
+        a.solve_seconds = t0.elapsed().as_secs_f64();
+        a.lps_solved = 2;
+        a.backend_status = Some(o.raw_status);
+        a.notes.push(format!(
+            "selection rule max-tasks: the PS-DSF allocation with the most total tasks, an exact MILP on HiGHS over Definition 4 ({} binaries, {} comparison rows), then the LP with its pattern fixed for a clean vertex",
+            o.binaries, o.comparisons
+        ));
+        return Ok(a);
+    }
+    let o = leontief_vds::psdsf(instance, 100_000);
+    let status = if o.converged {
+        Status::Optimal
+    } else {
+        Status::IterationLimit
+    };
+    let mut a = Allocation::new(instance, "psdsf", status, o.tasks);
+    a.solve_seconds = t0.elapsed().as_secs_f64();
+    a.backend_status = Some(format!(
+        "Gauss-Seidel water-filling best responses: {} sweeps, {}",
+        o.sweeps,
+        if o.converged {
+            "converged"
+        } else {
+            "iteration limit"
+        }
+    ));
+    a.notes.push("PS-DSF is not unique in general: this is the best-response point from zero (selection rule best-response; --select max-tasks gives the member with most tasks); the Definition-4 certificate is under verification".into());
+    Ok(a)
+}
+
+/// alphaPF-VDS for alpha > 1.
+pub(crate) fn vds(
+    instance: &Instance,
+    alpha: f64,
+    jacobi: Option<f64>,
+) -> Result<Allocation, Failure> {
+    let t0 = Instant::now();
+    // gamma separable on the eligibility graph: the servers share one
+    // potential, and the equilibrium is the one power-cone program.
+    let mut why_not_separable = None;
+    if jacobi.is_none() {
+        if let Some(sep) = leontief_vds::separable(instance) {
+            match separable(instance, alpha, &sep, t0) {
+                Ok(a) => return Ok(a),
+                Err(why) => why_not_separable = Some(why),
+            }
+        }
+    }
+    let o = leontief_vds::vds(
+        instance,
+        &leontief_vds::VdsSettings {
+            alpha,
+            jacobi,
+            ..leontief_vds::VdsSettings::default()
+        },
+    );
+    let status = if o.converged {
+        Status::Optimal
+    } else {
+        Status::IterationLimit
+    };
+    let path = match jacobi {
+        None => "gauss-seidel best responses".to_string(),
+        Some(t) => format!("damped jacobi best responses (theta = {t})"),
+    };
+    let mut a = Allocation::new(instance, "vds", status, o.tasks.clone());
+    a.solve_seconds = t0.elapsed().as_secs_f64();
+    a.backend_status = Some(format!(
+        "{path}: {} sweeps, {} Newton steps on the server duals, {}",
+        o.sweeps,
+        o.newton_steps,
+        if o.converged {
+            "converged (change and certificate within tolerance)"
+        } else {
+            "iteration limit: NOT an equilibrium within tolerance"
+        }
+    ));
+    a.notes.push(format!(
+        "alphaPF-VDS at alpha = {alpha}: an equilibrium of the game among servers (each maximises sum_n w_n^alpha s_(n,i)^(1-alpha)/(1-alpha) over its own capacity), not an optimum; in general the game is neither potential nor monotone and no convergence theorem is known (the certificate below says whether this point is one)"
+    ));
+    if let Some(why) = why_not_separable {
+        a.notes.push(format!("gamma is separable, but the one cone program did not give a certified equilibrium ({why}): best responses instead"));
+    }
+    if o.inexact_responses > 0 {
+        a.notes.push(format!(
+            "{} best responses stopped short of their dual tolerance (the sweep went on from the best point found)",
+            o.inexact_responses
+        ));
+    }
+    if instance.users().iter().any(|u| u.tasks.is_some()) {
+        a.notes.push("task caps enter each server's best response as room under the cap given the other servers; a cap is a joint constraint, so equilibria with caps need not be unique".into());
+    }
+    a.gap = Some(equilibrium_block(
+        &path,
+        o.sweeps,
+        &o.prices,
+        &o.log_scale,
+        &o.certificate,
+    ));
+    Ok(a)
+}
+
+fn separable(
+    instance: &Instance,
+    alpha: f64,
+    sep: &leontief_vds::Separable,
+    t0: Instant,
+) -> Result<Allocation, String> {
+    let om: Vec<f64> = instance
+        .users()
+        .iter()
+        .zip(&sep.a)
+        .map(|(u, &a)| if a > 0.0 { 1.0 / (u.weight * a) } else { 1.0 })
+        .collect();
+    let clarabel = leontief_clarabel::Clarabel::default();
+    let mut a = leontief_fds::solve_alpha_scaled(&clarabel, instance, om, alpha)
+        .map_err(|e| e.to_string())?;
+    if a.status != Status::Optimal {
+        return Err(format!("Clarabel ended {}", a.status));
+    }
+    let (prices, ell, cert) = leontief_vds::certify_point(instance, alpha, &a.tasks, 1e-9);
+    if !cert.holds {
+        return Err(format!(
+            "its certificate: gap {:.1e}, KKT residual {:.1e}",
+            cert.nikaido_isoda_gap, cert.kkt_residual
+        ));
+    }
+    a.mechanism = "vds".into();
+    a.solve_seconds = t0.elapsed().as_secs_f64();
+    a.objective = None;
+    a.notes.retain(|n| !n.starts_with("region"));
+    a.notes.push(format!(
+        "alphaPF-VDS at alpha = {alpha}: gamma is separable on the eligibility graph (gamma_(n,i) = a_n b_i), so every server maximises the same potential sum_n w_n u_alpha(x_n / (w_n a_n)) up to a factor, and the equilibrium is its maximum over all servers jointly: one power-cone program on Clarabel (path separable); prices from each server's best response at the answer"
+    ));
+    a.gap = Some(equilibrium_block(
+        "separable: one power-cone program",
+        0,
+        &prices,
+        &ell,
+        &cert,
+    ));
+    Ok(a)
+}
+
+fn equilibrium_block(
+    path: &str,
+    sweeps: usize,
+    prices: &[Vec<f64>],
+    log_scale: &[f64],
+    c: &leontief_vds::VdsCertificate,
+) -> Value {
+    json!({
+        "path": path,
+        "sweeps": sweeps,
+        "nikaido_isoda_gap": c.nikaido_isoda_gap,
+        "kkt_residual": c.kkt_residual,
+        "equilibrium": c.holds,
+        "server_prices": prices,
+        "server_log_price_scale": log_scale,
+        "prices_note": "per server entry, per unit of each resource, in the server's scaled units: the utility's prices are e^scale times these",
+    })
+}
+
+/// The verification of a psdsf or vds (alpha > 1) output.
+pub(crate) fn verify(
+    highs: &Highs,
+    instance: &Instance,
+    mechanism: &crate::Mech,
+    a: &Allocation,
+) -> anyhow::Result<Value> {
+    if !a.status.has_solution() {
+        return Ok(crate::verify::nothing_to_check(a));
+    }
+    let tol = leontief_audit::AuditTolerance::default();
+    let feas = leontief_audit::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
+    let si = leontief_vds::sharing_incentive(instance, &a.user_tasks);
+    let envy = leontief_vds::envy(instance, &a.tasks);
+    let mut out = json!({
+        "feasibility": feas,
+        "sharing_incentive_shortfall": si,
+        "envy": envy,
+    });
+    let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
+    match mechanism {
+        crate::Mech::Psdsf { .. } => {
+            let c = leontief_vds::certificate(instance, &a.tasks, 1e-9);
+            ok &= c.holds;
+            out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
+            out["certificate"] = serde_json::to_value(c)?;
+        }
+        crate::Mech::Vds { alpha, .. } => {
+            let g = a.gap.as_ref().context("vds output without its prices")?;
+            let prices: Vec<Vec<f64>> = serde_json::from_value(g["server_prices"].clone())?;
+            let ell: Vec<f64> = serde_json::from_value(g["server_log_price_scale"].clone())?;
+            let c = leontief_vds::vds_certificate(instance, *alpha, &a.tasks, &prices, &ell, 1e-9);
+            ok &= c.holds;
+            out["property"] = json!("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement");
+            out["certificate"] = serde_json::to_value(c)?;
+        }
+        _ => unreachable!("server_based::verify on another mechanism"),
+    }
+    // Definition-2 bottleneck: the weighted max-min of x_n D_(n,rho).
+    if let Some(rho) = leontief_vds::bottleneck(instance) {
+        let sigma: Vec<f64> = instance.users().iter().map(|u| u.demand[rho]).collect();
+        let mm = leontief_drfh::maxmin::lex_max_min(
+            highs,
+            instance,
+            &sigma,
+            true,
+            &leontief_drfh::maxmin::MaxMinSettings::default(),
+        )?;
+        if mm.status == Status::Optimal {
+            let want: Vec<f64> = mm.tasks.iter().map(|r| r.iter().sum()).collect();
+            let dev = want
+                .iter()
+                .zip(&a.user_tasks)
+                .map(|(w, x)| (w - x).abs() / w.max(1.0))
+                .fold(0.0, f64::max);
+            ok &= dev <= 1e-6;
+            out["bottleneck"] = json!({
+                "resource": instance.resources()[rho],
+                "definition": "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user",
+                "weighted_max_min_tasks": want,
+                "largest_relative_deviation": dev,
+            });
+        }
+    }
+    out["ok"] = json!(ok);
+    Ok(out)
+}

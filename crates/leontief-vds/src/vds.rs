@@ -1,0 +1,847 @@
+//! alphaPF-VDS [R] for alpha >= 1 as a game among servers (docs/mechanisms.md,
+//! "Server-based mechanisms"): server i maximises
+//!
+//! ```text
+//!   U_i = sum_{n eligible on i} w_n^alpha s_{n,i}^(1-alpha) / (1-alpha),   s_{n,i} = x_n / gamma_{n,i}
+//! ```
+//!
+//! (w_n log s_{n,i} at alpha = 1) over its own capacity polytope, the
+//! users' tasks on the other servers o_n fixed. With b_n = w_n
+//! gamma_{n,i}^((alpha-1)/alpha) the utility is b_n^alpha x^(1-alpha) /
+//! (1-alpha) of the user's total x = o_n + y_n, so the server's best
+//! response is a separable concave program over y in its m-resource
+//! polytope, solved exactly on its dual:
+//!
+//! ```text
+//!   g(lambda) = sum_r lambda_r + sum_n psi_n(p_n),   p_n = sum_r lambda_r D_{n,r} / c_{i,r},
+//!   x_n(p) = clamp(b_n p^(-1/alpha), o_n, o_n + room_n)
+//! ```
+//!
+//! (psi_n the conjugate of the user's utility on [o_n, o_n + room_n], up to
+//! a constant; written so that no term exceeds the price scale, whatever
+//! alpha), by projected Newton with an Armijo search (Bertsekas's
+//! epsilon-active set), O(E m^2) per step for the E eligible users. A
+//! per-server scale e^ell on the prices (fixed at the first response and
+//! kept across sweeps for warm starts) keeps them near 1: without it
+//! w^alpha gamma^(alpha-1) overflows at alpha = 30.
+//!
+//! The servers respond in turn (Gauss-Seidel) or all at once with damping
+//! (Jacobi, the distributed form) until the change in x_n and the
+//! certified Nikaido-Isoda gap are below tolerance. The certificate
+//! ([`vds_certificate`]) is computed from (x, prices) alone: by weak
+//! duality, g_i(lambda_i) bounds server i's best-response value for any
+//! lambda_i >= 0, so sum_i [g_i(lambda_i) - U_i(x)] bounds the
+//! Nikaido-Isoda gap from above; it is printed relative to each server's
+//! spending sum_r lambda_{i,r} c_{i,r} (the first-order value of the whole
+//! server, invariant to the utility's scale).
+
+use crate::Eligibility;
+use leontief_core::{Instance, ResourceId, ServerId};
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+
+const INF: f64 = f64::INFINITY;
+
+/// How to run the best responses.
+#[derive(Debug, Clone, Copy)]
+pub struct VdsSettings {
+    /// alpha >= 1, finite.
+    pub alpha: f64,
+    /// `Some(theta)`: damped Jacobi (every server responds to the same x,
+    /// x <- (1 - theta) x + theta BR(x)); `None`: Gauss-Seidel.
+    pub jacobi: Option<f64>,
+    /// Sweeps over the servers at most.
+    pub max_sweeps: usize,
+    /// Stop when the largest change of any x_n in a sweep is below this
+    /// (relative to the largest x_n) and the certificate holds.
+    pub tolerance: f64,
+}
+
+impl Default for VdsSettings {
+    fn default() -> Self {
+        VdsSettings {
+            alpha: 2.0,
+            jacobi: None,
+            max_sweeps: 10_000,
+            tolerance: 1e-9,
+        }
+    }
+}
+
+/// Per server entry, from (x, prices) alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServerCertificate {
+    /// Server entry name.
+    pub server: String,
+    /// Upper bound on the server's best-response improvement g_i(lambda_i)
+    /// - U_i(x), relative to its spending sum_r lambda_{i,r} c_{i,r}.
+    pub gap: f64,
+    /// The largest relative distance of a user's total x_n to its best
+    /// total at the server's prices (the KKT residual).
+    pub kkt: f64,
+}
+
+/// The certificate of an alphaPF-VDS equilibrium.
+#[derive(Debug, Clone, Serialize)]
+pub struct VdsCertificate {
+    /// The tolerance the verdict uses.
+    pub tolerance: f64,
+    /// Per server entry.
+    pub servers: Vec<ServerCertificate>,
+    /// Sum over the servers of the relative gaps: an upper bound on the
+    /// (relative) Nikaido-Isoda gap.
+    pub nikaido_isoda_gap: f64,
+    /// The worst KKT residual.
+    pub kkt_residual: f64,
+    /// Largest capacity, cap or placement violation (relative), and
+    /// negative prices.
+    pub infeasibility: f64,
+    /// All three within the tolerance.
+    pub holds: bool,
+}
+
+/// What [`vds`] returns.
+#[derive(Debug, Clone)]
+pub struct VdsOutcome {
+    /// x_{n,i}.
+    pub tasks: Vec<Vec<f64>>,
+    /// Per server entry, prices per unit of each resource in the server's
+    /// scaled units (multiply by e^ell_i for the utility's units).
+    pub prices: Vec<Vec<f64>>,
+    /// ell_i, the log of each server's price scale.
+    pub log_scale: Vec<f64>,
+    /// Sweeps run.
+    pub sweeps: usize,
+    /// The change of x_n and the certificate are within tolerance.
+    pub converged: bool,
+    /// Projected-Newton steps over all best responses.
+    pub newton_steps: usize,
+    /// Best responses whose dual did not reach its tolerance (the sweep
+    /// went on with the best point found).
+    pub inexact_responses: usize,
+    /// The certificate of the final point.
+    pub certificate: VdsCertificate,
+}
+
+/// One server's best-response problem, on normalised capacities.
+struct Response<'a> {
+    alpha: f64,
+    m: usize,
+    /// D_{n,r} / c_{i,r}, row-major, E x m (resources with c > 0 only).
+    r: &'a [f64],
+    /// b_n in the server's scaled units.
+    b: &'a [f64],
+    /// o_n.
+    lo: &'a [f64],
+    /// o_n + room_n (INF without a cap).
+    hi: &'a [f64],
+}
+
+impl Response<'_> {
+    fn price(&self, k: usize, lam: &[f64]) -> f64 {
+        let row = &self.r[k * self.m..(k + 1) * self.m];
+        row.iter().zip(lam).map(|(a, b)| a * b).sum()
+    }
+
+    fn x_of(&self, k: usize, p: f64) -> f64 {
+        if p <= 0.0 {
+            return self.hi[k];
+        }
+        let x = (self.b[k].ln() - p.ln() / self.alpha).exp();
+        x.clamp(self.lo[k], self.hi[k])
+    }
+
+    /// psi_n(p) = max_{x in [lo, hi]} [u(x) - p (x - lo)] minus a constant.
+    fn psi(&self, k: usize, p: f64) -> f64 {
+        let (a, b, lo, hi) = (self.alpha, self.b[k], self.lo[k], self.hi[k]);
+        if p <= 0.0 && hi.is_infinite() {
+            // The user would take infinitely much: outside the domain the
+            // search may visit (g is finite there for alpha > 1, but its
+            // gradient is not, and the minimiser is never there).
+            return INF;
+        }
+        if a == 1.0 {
+            // u = b log x.
+            if p <= 0.0 {
+                return if hi.is_finite() { b * hi.ln() } else { INF };
+            }
+            let x = (b / p).clamp(lo, hi);
+            return b * x.ln() - p * (x - lo);
+        }
+        // P(z) = (b/z)^alpha, the price at which z is the best total.
+        let pz = |z: f64| (a * (b.ln() - z.ln())).exp();
+        let top = if hi.is_finite() { hi * pz(hi) } else { 0.0 };
+        if p <= 0.0 {
+            return 0.0;
+        }
+        if hi.is_finite() && p <= pz(hi) {
+            return -p * (hi - lo);
+        }
+        if lo > 0.0 && p >= pz(lo) {
+            return (top - lo * pz(lo)) / (a - 1.0);
+        }
+        let x = self.x_of(k, p);
+        top / (a - 1.0) - a / (a - 1.0) * p * x + lo * p
+    }
+
+    fn value(&self, lam: &[f64]) -> f64 {
+        let e = self.b.len();
+        lam.iter().sum::<f64>() + (0..e).map(|k| self.psi(k, self.price(k, lam))).sum::<f64>()
+    }
+
+    /// grad g = 1 - usage, and the users' totals.
+    fn gradient(&self, lam: &[f64], x: &mut [f64]) -> Vec<f64> {
+        let mut g = vec![1.0; self.m];
+        for k in 0..self.b.len() {
+            x[k] = self.x_of(k, self.price(k, lam));
+            let y = x[k] - self.lo[k];
+            if y != 0.0 {
+                let row = &self.r[k * self.m..(k + 1) * self.m];
+                for (gr, a) in g.iter_mut().zip(row) {
+                    *gr -= a * y;
+                }
+            }
+        }
+        g
+    }
+
+    fn residual(lam: &[f64], g: &[f64]) -> f64 {
+        lam.iter()
+            .zip(g)
+            .map(|(&l, &gr)| {
+                if l > 0.0 {
+                    gr.abs().min(l.max(0.0) + gr.max(0.0))
+                } else {
+                    (-gr).max(0.0)
+                }
+            })
+            .fold(0.0, f64::max)
+    }
+
+    /// Projected Newton from `lam`; returns (steps, reached tolerance).
+    fn solve(&self, lam: &mut [f64], x: &mut [f64], tol: f64) -> (usize, bool) {
+        let m = self.m;
+        let e = self.b.len();
+        let mut steps = 0;
+        let mut f = self.value(lam);
+        if !f.is_finite() {
+            // alpha = 1 with an uncapped user priced at zero.
+            for l in lam.iter_mut() {
+                *l = l.max(1e-3);
+            }
+            f = self.value(lam);
+        }
+        for _ in 0..500 {
+            let g = self.gradient(lam, x);
+            let res = Self::residual(lam, &g);
+            if res <= tol {
+                return (steps, true);
+            }
+            steps += 1;
+            // Full Hessian sum over interior users of R R^T x / (alpha p).
+            let mut hfull = DMatrix::<f64>::zeros(m, m);
+            for k in 0..e {
+                let p = self.price(k, lam);
+                if p <= 0.0 || x[k] <= self.lo[k] || x[k] >= self.hi[k] {
+                    continue;
+                }
+                let c = x[k] / (self.alpha * p);
+                let row = &self.r[k * m..(k + 1) * m];
+                for a in (0..m).filter(|&a| row[a] != 0.0) {
+                    for bb in a..m {
+                        hfull[(a, bb)] += c * row[a] * row[bb];
+                    }
+                }
+            }
+            for a in 0..m {
+                for bb in 0..a {
+                    hfull[(a, bb)] = hfull[(bb, a)];
+                }
+            }
+            // The curvature every user would have if interior: a scale for
+            // the prices no interior user pins (g is piecewise linear
+            // there, and its own Hessian says nothing).
+            let mut model = vec![0.0; m];
+            for k in 0..e {
+                let p = self.price(k, lam);
+                if p > 0.0 && x[k].is_finite() {
+                    let c = x[k] / (self.alpha * p);
+                    for (r, mr) in model.iter_mut().enumerate() {
+                        *mr += c * self.r[k * m + r].powi(2);
+                    }
+                }
+            }
+            let diag_max = (0..m)
+                .map(|a| hfull[(a, a)].max(model[a]))
+                .fold(0.0, f64::max)
+                .max(1e-300);
+            let diag = |r: usize| hfull[(r, r)].max(model[r]).max(1e-12 * diag_max);
+            // epsilon-active set (in Newton-scaled units): prices at or
+            // near zero that the gradient pushes down, where zero stays in
+            // the domain (every uncapped user keeps a positive price).
+            let proj: f64 = (0..m)
+                .map(|r| (lam[r] - (lam[r] - g[r] / diag(r)).max(0.0)).abs() * diag(r).sqrt())
+                .fold(0.0, f64::max);
+            let can_zero = |r: usize| {
+                (0..e).all(|k| {
+                    let row = &self.r[k * m..(k + 1) * m];
+                    self.hi[k].is_finite()
+                        || row[r] == 0.0
+                        || self.price(k, lam) - row[r] * lam[r] > 0.0
+                })
+            };
+            let mut fixed: Vec<bool> = (0..m)
+                .map(|r| {
+                    g[r] > 0.0
+                        && lam[r] * diag(r).sqrt() <= proj.min(1e-3)
+                        && (lam[r] == 0.0 || can_zero(r))
+                })
+                .collect();
+            // Jointly: zeroing every fixed price must leave each uncapped
+            // user priced; otherwise only the prices already at zero stay.
+            let priced = (0..e).all(|k| {
+                let row = &self.r[k * m..(k + 1) * m];
+                self.hi[k].is_finite() || (0..m).any(|r| !fixed[r] && row[r] > 0.0 && lam[r] > 0.0)
+            });
+            if !priced {
+                for r in 0..m {
+                    fixed[r] &= lam[r] == 0.0;
+                }
+            }
+            let free: Vec<usize> = (0..m).filter(|&r| !fixed[r]).collect();
+            let nf = free.len();
+            let h = DMatrix::<f64>::from_fn(nf, nf, |a, bb| hfull[(free[a], free[bb])]);
+            let mut d = vec![0.0; m];
+            let gf = DVector::from_iterator(nf, free.iter().map(|&r| g[r]));
+            let mut reg = 1e-14;
+            let dir = loop {
+                let mut hr = h.clone();
+                for a in 0..nf {
+                    hr[(a, a)] += reg * diag_max + 1e-14 * diag(free[a]);
+                }
+                if let Some(ch) = hr.cholesky() {
+                    break ch.solve(&gf);
+                }
+                reg *= 100.0;
+                if reg > 1.0 {
+                    break DVector::from_iterator(nf, (0..nf).map(|a| gf[a] / diag(free[a])));
+                }
+            };
+            for (a, &r) in free.iter().enumerate() {
+                d[r] = dir[a];
+            }
+            for r in (0..m).filter(|&r| fixed[r]) {
+                d[r] = g[r] / diag(r);
+            }
+            // Where no user is interior the Hessian vanishes (g is
+            // piecewise linear there) and the step above is unbounded:
+            // keep any price within a factor e^10 per step (a positive
+            // rescaling keeps it a descent direction; Armijo does the rest).
+            let lam_mean = lam.iter().sum::<f64>() / m as f64;
+            // (Fixed prices only fall to zero: they need no bound.)
+            let tau = (0..m)
+                .filter(|&r| !fixed[r])
+                .map(|r| d[r].abs() / lam[r].max(lam_mean).max(1e-300))
+                .fold(0.0, f64::max);
+            if tau > 10.0 {
+                d.iter_mut().for_each(|v| *v *= 10.0 / tau);
+            }
+            // Armijo along the projected arc; a positive free price that
+            // falls moves multiplicatively (lam e^(-s d / lam): the same
+            // first-order step, but it never leaves the domain, which the
+            // flat dual of a large alpha would otherwise make it do at
+            // every step).
+            let path = |s: f64, r: usize| {
+                if !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 {
+                    lam[r] * (-s * d[r] / lam[r]).exp()
+                } else {
+                    (lam[r] - s * d[r]).max(0.0)
+                }
+            };
+            let mut s = 1.0;
+            let mut accepted = false;
+            let mut trial = vec![0.0; m];
+            for _ in 0..80 {
+                for r in 0..m {
+                    trial[r] = path(s, r);
+                }
+                let ft = self.value(&trial);
+                let decrease: f64 = (0..m)
+                    .map(|r| {
+                        if fixed[r] {
+                            g[r] * (lam[r] - trial[r])
+                        } else {
+                            s * g[r] * d[r]
+                        }
+                    })
+                    .sum();
+                if ft.is_finite() && f - ft >= 1e-4 * decrease {
+                    f = ft;
+                    accepted = true;
+                    break;
+                }
+                s *= 0.5;
+            }
+            if accepted && s < 0.25 {
+                // A shortened step means a kink ahead (a user entering or
+                // leaving its bounds, where the one-sided Hessian is far too
+                // small): minimise along the path exactly, by bisection on
+                // the sign of the directional derivative over [s, 2s].
+                let slope_at = |t: f64, buf: &mut Vec<f64>, xb: &mut [f64]| {
+                    for r in 0..m {
+                        buf[r] = path(t, r);
+                    }
+                    let gt = self.gradient(buf, xb);
+                    (0..m)
+                        .map(|r| {
+                            let dl = if !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 {
+                                -d[r] * buf[r] / lam[r]
+                            } else if buf[r] > 0.0 {
+                                -d[r]
+                            } else {
+                                0.0
+                            };
+                            gt[r] * dl
+                        })
+                        .sum::<f64>()
+                };
+                let mut buf = vec![0.0; m];
+                let mut xb = vec![0.0; e];
+                let (mut a, mut bnd) = (s, 2.0 * s);
+                if slope_at(a, &mut buf, &mut xb) < 0.0 {
+                    for _ in 0..60 {
+                        let mid = 0.5 * (a + bnd);
+                        if slope_at(mid, &mut buf, &mut xb) < 0.0 {
+                            a = mid;
+                        } else {
+                            bnd = mid;
+                        }
+                    }
+                    for r in 0..m {
+                        buf[r] = path(a, r);
+                    }
+                    let fa = self.value(&buf);
+                    if fa.is_finite() && fa <= f {
+                        f = fa;
+                        trial.copy_from_slice(&buf);
+                    }
+                }
+            }
+            if !accepted {
+                // At rounding level the values no longer separate: take the
+                // full step if it lowers the KKT residual.
+                for r in 0..m {
+                    trial[r] = path(1.0, r);
+                }
+                let mut xt = vec![0.0; e];
+                let gt = self.gradient(&trial, &mut xt);
+                if Self::residual(&trial, &gt) < res {
+                    lam.copy_from_slice(&trial);
+                    f = self.value(lam);
+                    continue;
+                }
+                let _ = self.gradient(lam, x);
+                return (steps, false);
+            }
+            lam.copy_from_slice(&trial);
+        }
+        let g = self.gradient(lam, x);
+        (steps, Self::residual(lam, &g) <= tol)
+    }
+}
+
+/// One server's data for repeated best responses.
+struct ServerData {
+    /// Resources with positive capacity used by an eligible user.
+    res: Vec<usize>,
+    cap: Vec<f64>,
+    /// Eligible users.
+    users: Vec<usize>,
+    /// D / c, E x |res|.
+    r: Vec<f64>,
+    /// log of w_n gamma^((alpha-1)/alpha).
+    log_b: Vec<f64>,
+    /// Price scale (log), set at the first response.
+    ell: Option<f64>,
+    /// Warm-start prices (normalised constraints, scaled units).
+    lam: Vec<f64>,
+}
+
+impl ServerData {
+    fn new(instance: &Instance, i: usize, list: &[(usize, f64)], alpha: f64) -> Self {
+        let users = instance.users();
+        let m = instance.num_resources();
+        let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
+        let res: Vec<usize> = (0..m)
+            .filter(|&r| c(r) > 0.0 && list.iter().any(|&(n, _)| users[n].demand[r] > 0.0))
+            .collect();
+        let mut r = Vec::with_capacity(list.len() * res.len());
+        for &(n, _) in list {
+            for &j in &res {
+                r.push(users[n].demand[j] / c(j));
+            }
+        }
+        ServerData {
+            cap: res.iter().map(|&j| c(j)).collect(),
+            lam: vec![1.0; res.len()],
+            res,
+            users: list.iter().map(|&(n, _)| n).collect(),
+            r,
+            log_b: list
+                .iter()
+                .map(|&(n, g)| users[n].weight.ln() + (alpha - 1.0) / alpha * g.ln())
+                .collect(),
+            ell: None,
+        }
+    }
+
+    /// The best response to `total` (x_n over all servers) and `mine`
+    /// (x_{n,i}); writes x_{n,i} into `out` (indexed like `users`).
+    fn respond(
+        &mut self,
+        instance: &Instance,
+        alpha: f64,
+        total: &[f64],
+        mine: &[f64],
+        out: &mut [f64],
+    ) -> (usize, bool) {
+        let e = self.users.len();
+        let m = self.res.len();
+        if e == 0 {
+            return (0, true);
+        }
+        let lo: Vec<f64> = (0..e)
+            .map(|k| (total[self.users[k]] - mine[k]).max(0.0))
+            .collect();
+        let hi: Vec<f64> = (0..e)
+            .map(|k| {
+                instance.users()[self.users[k]]
+                    .tasks
+                    .map_or(INF, |t| t.max(lo[k]))
+            })
+            .collect();
+        // Everything fits at the caps: no price.
+        if hi.iter().all(|h| h.is_finite()) {
+            let mut used = vec![0.0; m];
+            for k in 0..e {
+                for (j, u) in used.iter_mut().enumerate() {
+                    *u += self.r[k * m + j] * (hi[k] - lo[k]);
+                }
+            }
+            if used.iter().all(|&u| u <= 1.0) {
+                self.lam = vec![0.0; m];
+                self.ell.get_or_insert(0.0);
+                for k in 0..e {
+                    out[k] = hi[k] - lo[k];
+                }
+                return (0, true);
+            }
+        }
+        let ell = match self.ell {
+            Some(l) if self.lam.iter().any(|&v| v > 0.0) => l,
+            _ => {
+                let l = self.initial_scale(alpha, &lo, &hi);
+                self.lam = vec![1.0; m];
+                self.ell = Some(l);
+                l
+            }
+        };
+        let b: Vec<f64> = self
+            .log_b
+            .iter()
+            .map(|lb| (lb - ell / alpha).exp())
+            .collect();
+        let resp = Response {
+            alpha,
+            m,
+            r: &self.r,
+            b: &b,
+            lo: &lo,
+            hi: &hi,
+        };
+        let mut x = vec![0.0; e];
+        let mut lam = self.lam.clone();
+        let (steps, ok) = resp.solve(&mut lam, &mut x, 1e-13);
+        // Re-centre the scale so the next response starts near 1 (the
+        // response itself does not change: lam / kappa with e^ell kappa).
+        let top = lam.iter().copied().fold(0.0, f64::max);
+        if top > 0.0 && top.is_finite() {
+            self.ell = Some(ell + top.ln());
+            lam.iter_mut().for_each(|l| *l /= top);
+        }
+        self.lam = lam;
+        for k in 0..e {
+            out[k] = (x[k] - lo[k]).max(0.0);
+        }
+        (steps, ok)
+    }
+
+    /// ell such that uniform prices e^ell (in unscaled units) just fill
+    /// the fullest resource: prices near 1 after scaling.
+    fn initial_scale(&self, alpha: f64, lo: &[f64], hi: &[f64]) -> f64 {
+        let m = self.res.len();
+        let e = self.users.len();
+        let rowsum: Vec<f64> = (0..e)
+            .map(|k| self.r[k * m..(k + 1) * m].iter().sum::<f64>())
+            .collect();
+        let usage = |ell: f64| {
+            let mut u = vec![0.0; m];
+            for k in 0..e {
+                let x =
+                    ((self.log_b[k] - (ell + rowsum[k].ln()) / alpha).exp()).clamp(lo[k], hi[k]);
+                for j in 0..m {
+                    u[j] += self.r[k * m + j] * (x - lo[k]);
+                }
+            }
+            u.into_iter().fold(0.0, f64::max)
+        };
+        let (mut a, mut b) = (-1.0, 1.0);
+        while usage(a) <= 1.0 && a > -1e4 {
+            a *= 2.0;
+        }
+        while usage(b) > 1.0 && b < 1e4 {
+            b *= 2.0;
+        }
+        for _ in 0..100 {
+            let mid = 0.5 * (a + b);
+            if usage(mid) > 1.0 {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        b
+    }
+}
+
+/// alphaPF-VDS by best responses among servers (see the module docs).
+pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
+    let alpha = settings.alpha;
+    let (nu, k) = (instance.num_users(), instance.num_entries());
+    let elig = Eligibility::new(instance);
+    let mut data: Vec<ServerData> = (0..k)
+        .map(|i| ServerData::new(instance, i, &elig.on_server[i], alpha))
+        .collect();
+    let mut tasks = vec![vec![0.0; k]; nu];
+    let mut total = vec![0.0; nu];
+    let mut sweeps = 0;
+    let mut newton_steps = 0;
+    let mut inexact = 0;
+    let mut converged = false;
+    let mut certificate = None;
+    let mut mine = Vec::new();
+    let mut out = Vec::new();
+    // Start: each user alone on a fair slice (so no total is zero).
+    while sweeps < settings.max_sweeps {
+        sweeps += 1;
+        let mut change = 0.0f64;
+        let before = total.clone();
+        let mut next = tasks.clone();
+        for (i, d) in data.iter_mut().enumerate() {
+            mine.clear();
+            mine.extend(d.users.iter().map(|&n| tasks[n][i]));
+            out.resize(d.users.len(), 0.0);
+            let (s, ok) = d.respond(instance, alpha, &total, &mine, &mut out);
+            newton_steps += s;
+            inexact += usize::from(!ok);
+            for (kk, &n) in d.users.iter().enumerate() {
+                match settings.jacobi {
+                    None => {
+                        total[n] += out[kk] - tasks[n][i];
+                        tasks[n][i] = out[kk];
+                    }
+                    Some(theta) => {
+                        next[n][i] = (1.0 - theta) * tasks[n][i] + theta * out[kk];
+                    }
+                }
+            }
+        }
+        if settings.jacobi.is_some() {
+            tasks = next;
+        }
+        for n in 0..nu {
+            total[n] = tasks[n].iter().sum();
+            change = change.max((total[n] - before[n]).abs());
+        }
+        let scale = total.iter().copied().fold(0.0, f64::max).max(1e-300);
+        if change <= 1e-12 * scale || sweeps % 10 == 0 {
+            let prices = price_table(instance, &data);
+            let ell: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
+            let c = vds_certificate(instance, alpha, &tasks, &prices, &ell, settings.tolerance);
+            let holds = c.holds;
+            certificate = Some(c);
+            if holds && change <= 1e-12 * scale {
+                converged = true;
+                break;
+            }
+        }
+    }
+    let prices = price_table(instance, &data);
+    let log_scale: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
+    let certificate = match certificate {
+        Some(c) if converged => c,
+        _ => vds_certificate(
+            instance,
+            alpha,
+            &tasks,
+            &prices,
+            &log_scale,
+            settings.tolerance,
+        ),
+    };
+    VdsOutcome {
+        tasks,
+        prices,
+        log_scale,
+        sweeps,
+        converged,
+        newton_steps,
+        inexact_responses: inexact,
+        certificate,
+    }
+}
+
+/// Certify a given point (from another method, e.g. the one cone program
+/// of the separable case): each server's best-response prices against the
+/// others at `tasks` (the tasks themselves are kept), then
+/// [`vds_certificate`]. Returns (prices, log scales, certificate).
+pub fn certify_point(
+    instance: &Instance,
+    alpha: f64,
+    tasks: &[Vec<f64>],
+    tolerance: f64,
+) -> (Vec<Vec<f64>>, Vec<f64>, VdsCertificate) {
+    let k = instance.num_entries();
+    let elig = Eligibility::new(instance);
+    let total: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let mut data: Vec<ServerData> = (0..k)
+        .map(|i| ServerData::new(instance, i, &elig.on_server[i], alpha))
+        .collect();
+    for (i, d) in data.iter_mut().enumerate() {
+        let mine: Vec<f64> = d.users.iter().map(|&n| tasks[n][i]).collect();
+        let mut out = vec![0.0; d.users.len()];
+        d.respond(instance, alpha, &total, &mine, &mut out);
+    }
+    let prices = price_table(instance, &data);
+    let ell: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
+    let c = vds_certificate(instance, alpha, tasks, &prices, &ell, tolerance);
+    (prices, ell, c)
+}
+
+/// Prices per unit of each resource (scaled units), zero for resources the
+/// server lacks or nobody eligible uses.
+fn price_table(instance: &Instance, data: &[ServerData]) -> Vec<Vec<f64>> {
+    let m = instance.num_resources();
+    data.iter()
+        .map(|d| {
+            let mut p = vec![0.0; m];
+            for (j, &r) in d.res.iter().enumerate() {
+                p[r] = d.lam[j] / d.cap[j];
+            }
+            p
+        })
+        .collect()
+}
+
+/// The certificate of an alphaPF-VDS point from the allocation and the
+/// printed prices alone (see the module docs): per server the relative
+/// Nikaido-Isoda bound and the KKT residual, and feasibility.
+pub fn vds_certificate(
+    instance: &Instance,
+    alpha: f64,
+    tasks: &[Vec<f64>],
+    prices: &[Vec<f64>],
+    log_scale: &[f64],
+    tolerance: f64,
+) -> VdsCertificate {
+    let users = instance.users();
+    let (m, k) = (instance.num_resources(), instance.num_entries());
+    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let mut infeasibility = 0.0f64;
+    for (n, row) in tasks.iter().enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            infeasibility = infeasibility.max(-v);
+            if v != 0.0 && instance.gamma(leontief_core::UserId(n), ServerId(i)) <= 0.0 {
+                infeasibility = infeasibility.max(v.abs());
+            }
+        }
+        if let Some(t) = users[n].tasks {
+            infeasibility = infeasibility.max((x[n] - t) / t.max(1e-300));
+        }
+    }
+    let mut servers = Vec::with_capacity(k);
+    for i in 0..k {
+        let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
+        let mut used = vec![0.0; m];
+        for n in 0..users.len() {
+            for r in 0..m {
+                used[r] += tasks[n][i] * users[n].demand[r];
+            }
+        }
+        for r in 0..m {
+            if used[r] > c(r) {
+                infeasibility = infeasibility.max((used[r] - c(r)) / c(r).max(1e-300));
+            }
+            infeasibility = infeasibility.max(-prices[i][r]);
+        }
+        let spend: f64 = (0..m).map(|r| prices[i][r].max(0.0) * c(r)).sum();
+        let mut gap: f64 = (0..m)
+            .map(|r| prices[i][r].max(0.0) * (c(r) - used[r]))
+            .sum();
+        let mut kkt = 0.0f64;
+        let ell = log_scale[i];
+        for n in 0..users.len() {
+            let g = instance.gamma(leontief_core::UserId(n), ServerId(i));
+            if g <= 0.0 {
+                continue;
+            }
+            let lo = (x[n] - tasks[n][i]).max(0.0);
+            let hi = users[n].tasks.map_or(INF, |t| t.max(lo));
+            if hi <= 0.0 {
+                continue;
+            }
+            let lb = users[n].weight.ln() + (alpha - 1.0) / alpha * g.ln() - ell / alpha;
+            let p: f64 = (0..m)
+                .map(|r| prices[i][r].max(0.0) * users[n].demand[r])
+                .sum();
+            let z = if p > 0.0 {
+                (lb - p.ln() / alpha).exp().clamp(lo, hi)
+            } else {
+                hi
+            };
+            if x[n] <= 0.0 || !z.is_finite() {
+                // Zero utility (alpha >= 1: minus infinity) or an unpriced
+                // uncapped user: nothing is certified on this server.
+                gap = INF;
+                kkt = INF;
+                continue;
+            }
+            kkt = kkt.max((z - x[n]).abs() / x[n]);
+            // u(z) - u(x) - p (z - x) >= 0, u(v) = b^alpha v^(1-alpha)/(1-alpha).
+            let du = if alpha == 1.0 {
+                lb.exp() * (z / x[n]).ln()
+            } else {
+                let uz = z * (alpha * (lb - z.ln())).exp();
+                let ux = x[n] * (alpha * (lb - x[n].ln())).exp();
+                (uz - ux) / (1.0 - alpha)
+            };
+            gap += (du - p * (z - x[n])).max(0.0);
+        }
+        let rel = if spend > 0.0 { gap / spend } else { gap };
+        servers.push(ServerCertificate {
+            server: instance.servers()[i].name.clone(),
+            gap: rel,
+            kkt,
+        });
+    }
+    let ni = servers.iter().map(|s| s.gap).sum::<f64>();
+    let kkt = servers.iter().map(|s| s.kkt).fold(0.0, f64::max);
+    VdsCertificate {
+        tolerance,
+        holds: ni <= tolerance && kkt <= tolerance.sqrt() && infeasibility <= tolerance,
+        servers,
+        nikaido_isoda_gap: ni,
+        kkt_residual: kkt,
+        infeasibility,
+    }
+}
