@@ -96,11 +96,15 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
     }
     skipped.sort();
     skipped.dedup();
-    println!(
-        "{pass} matched, {fail} mismatched, {refused} refused; {} cases wait for options not in this build ({}: see `leontief solve --help`)\n",
-        cases.len() - pass - fail - refused,
-        skipped.join(", ")
-    );
+    let waiting = cases.len() - pass - fail - refused;
+    if waiting == 0 {
+        println!("{pass} matched, {fail} mismatched, {refused} refused\n");
+    } else {
+        println!(
+            "{pass} matched, {fail} mismatched, {refused} refused; {waiting} cases wait for options not in this build ({}: see `leontief solve --help`)\n",
+            skipped.join(", ")
+        );
+    }
 
     let inst = generate::google_cell(users, 1);
     println!(

@@ -9,7 +9,11 @@
 //!   drawn uniformly from [0.25, 1] per resource, and `users` users as above
 //!   over `m` resources.
 //!
-//! Both are deterministic for a seed (ChaCha8).
+//! * [`placement`]: [`heterogeneous`] with unequal weights (1 to 4) and each
+//!   user restricted to `eligible` servers drawn at random (the server-based
+//!   mechanisms of 004).
+//!
+//! All are deterministic for a seed (ChaCha8).
 
 use crate::instance::{Instance, RawInstance, RawServer, RawUser};
 use rand::{Rng, SeedableRng};
@@ -83,6 +87,33 @@ pub fn heterogeneous(n_users: usize, n_servers: usize, m: usize, seed: u64) -> I
     Instance::new(raw).expect("generated instances are valid")
 }
 
+/// [`heterogeneous`] with weights drawn from [1, 4] and each user eligible
+/// on `eligible` distinct servers drawn at random (all of them when
+/// `eligible >= n_servers`).
+pub fn placement(
+    n_users: usize,
+    n_servers: usize,
+    m: usize,
+    eligible: usize,
+    seed: u64,
+) -> Instance {
+    let mut raw = heterogeneous(n_users, n_servers, m, seed).to_raw();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x9e37_79b9_7f4a_7c15);
+    raw.name = Some(format!(
+        "placement-{n_users}x{n_servers}-eligible-{eligible}-seed-{seed}"
+    ));
+    for u in &mut raw.users {
+        u.weight = Some(rng.gen_range(1.0..4.0));
+        if eligible < n_servers {
+            let picks = rand::seq::index::sample(&mut rng, n_servers, eligible);
+            let mut names: Vec<usize> = picks.into_iter().collect();
+            names.sort_unstable();
+            u.servers = Some(names.into_iter().map(|i| format!("s{}", i + 1)).collect());
+        }
+    }
+    Instance::new(raw).expect("generated instances are valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +125,15 @@ mod tests {
         assert_eq!(g.num_physical_servers(), 12_583);
         assert_eq!(g, google_cell(3, 1));
         assert_ne!(g, google_cell(3, 2));
+    }
+
+    #[test]
+    fn placement_restricts_every_user_to_its_draw() {
+        let p = placement(20, 50, 3, 5, 1);
+        for n in p.user_ids() {
+            let k = p.server_ids().filter(|&i| p.can_run_on(n, i)).count();
+            assert!(k <= 5, "{k}");
+        }
+        assert_eq!(p, placement(20, 50, 3, 5, 1));
     }
 }

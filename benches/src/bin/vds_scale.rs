@@ -1,0 +1,86 @@
+//! One-shot runs of the server-based mechanisms (004) at the sizes of
+//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE`, `vds_scale vds ALPHA
+//! USERS SERVERS ELIGIBLE [jacobi]`, `vds_scale pf USERS SERVERS ELIGIBLE`
+//! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
+//! `generate::placement` (3 resources, weights in [1, 4], each user on
+//! ELIGIBLE random servers). Prints one Markdown row.
+
+use leontief_benches::peak_rss;
+use leontief_core::generate;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, d: f64| -> f64 { args.get(i).and_then(|v| v.parse().ok()).unwrap_or(d) };
+    let mib = || peak_rss().unwrap_or(0) as f64 / 1048576.0;
+    match args.first().map(String::as_str) {
+        Some("psdsf") => {
+            let (n, k, e) = (
+                num(1, 1000.0) as usize,
+                num(2, 1000.0) as usize,
+                num(3, 50.0) as usize,
+            );
+            let inst = generate::placement(n, k, 3, e, 1);
+            let t = Instant::now();
+            let o = leontief_vds::psdsf(&inst, 100_000);
+            let secs = t.elapsed().as_secs_f64();
+            let c = leontief_vds::certificate(&inst, &o.tasks, 1e-9);
+            println!(
+                "| PS-DSF {n} users x {k} servers, {e} eligible each | {} sweeps, converged {}, Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                o.sweeps, o.converged, c.holds, c.worst_violation, mib()
+            );
+        }
+        Some("vds") => {
+            let alpha = num(1, 3.0);
+            let (n, k, e) = (
+                num(2, 1000.0) as usize,
+                num(3, 1000.0) as usize,
+                num(4, 50.0) as usize,
+            );
+            let jacobi = args.get(5).is_some_and(|v| v == "jacobi").then_some(0.5);
+            let inst = generate::placement(n, k, 3, e, 1);
+            let t = Instant::now();
+            let o = leontief_vds::vds(
+                &inst,
+                &leontief_vds::VdsSettings {
+                    alpha,
+                    jacobi,
+                    ..Default::default()
+                },
+            );
+            println!(
+                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each | {} sweeps, {} Newton steps, converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
+                if jacobi.is_some() { "Jacobi" } else { "Gauss-Seidel" },
+                o.sweeps,
+                o.newton_steps,
+                o.converged,
+                o.certificate.nikaido_isoda_gap,
+                o.certificate.kkt_residual,
+                t.elapsed().as_secs_f64(),
+                mib()
+            );
+        }
+        Some("pf") => {
+            let (n, k, e) = (
+                num(1, 1000.0) as usize,
+                num(2, 1000.0) as usize,
+                num(3, 50.0) as usize,
+            );
+            let inst = generate::placement(n, k, 3, e, 1);
+            let t = Instant::now();
+            let clarabel = leontief_clarabel::Clarabel::default();
+            let a =
+                leontief_fds::solve_alpha_conic(&clarabel, &inst, leontief_fds::Family::Gfj, 1.0)
+                    .unwrap();
+            println!(
+                "| alphaPF-VDS alpha=1 (one exponential-cone program) {n} users x {k} servers, {e} eligible each | status {} | {:.3} s (build {:.3} s, solve {:.3} s) | {:.0} MiB |",
+                a.status,
+                t.elapsed().as_secs_f64(),
+                a.build_seconds,
+                a.solve_seconds,
+                mib()
+            );
+        }
+        _ => eprintln!("usage: vds_scale psdsf|vds|pf ..."),
+    }
+}
