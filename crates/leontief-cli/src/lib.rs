@@ -127,7 +127,9 @@ enum Command {
     },
     /// Write a generated instance (seeded) as JSON.
     Generate {
-        /// `google-cell` (Table I of 000) or `heterogeneous`.
+        /// `google-cell` (Table I of 000), `heterogeneous`, or `placement`
+        /// (heterogeneous with weights in [1, 4] and --eligible random
+        /// servers per user: the server-based mechanisms of 004).
         kind: String,
         /// Users.
         #[arg(long, default_value_t = 100)]
@@ -141,6 +143,9 @@ enum Command {
         /// Seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// placement: servers each user may use.
+        #[arg(long, default_value_t = 10)]
+        eligible: usize,
     },
 }
 
@@ -720,6 +725,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             servers,
             resources,
             seed,
+            eligible,
         } => {
             let inst = match kind.as_str() {
                 "google-cell" => leontief_core::generate::google_cell(users, seed),
@@ -729,9 +735,17 @@ fn run(cli: Cli) -> Result<(), Failure> {
                     }
                     leontief_core::generate::heterogeneous(users, servers, resources, seed)
                 }
+                "placement" => {
+                    if servers == 0 || resources == 0 || users == 0 || eligible == 0 {
+                        return Err(bad_input(
+                            "--users, --servers, --resources and --eligible must be >= 1",
+                        ));
+                    }
+                    leontief_core::generate::placement(users, servers, resources, eligible, seed)
+                }
                 _ => {
                     return Err(bad_input(format!(
-                        "unknown generator {kind} (google-cell, heterogeneous)"
+                        "unknown generator {kind} (google-cell, heterogeneous, placement)"
                     )))
                 }
             };

@@ -33,30 +33,38 @@ pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
 /// user at its cap envies nobody.
 pub fn envy(instance: &Instance, tasks: &[Vec<f64>]) -> f64 {
     let users = instance.users();
+    let (nu, k) = (users.len(), instance.num_entries());
     let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    // Who holds tasks where: O(sum over eligible pairs of holders).
+    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); k];
+    for (m, row) in tasks.iter().enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            if v > 0.0 {
+                holders[i].push(m);
+            }
+        }
+    }
+    let mut with = vec![0.0; nu];
     let mut worst = 0.0f64;
     for n in instance.user_ids() {
         if users[n.0].tasks.is_some_and(|t| x[n.0] >= t * (1.0 - 1e-9)) {
             continue;
         }
-        for m in instance.user_ids().filter(|&m| m != n) {
-            let with: f64 = instance
-                .server_ids()
-                .filter(|&i| instance.can_run_on(n, i) && tasks[m.0][i.0] > 0.0)
-                .map(|i| {
-                    users[n.0]
-                        .demand
-                        .iter()
-                        .zip(&users[m.0].demand)
-                        .filter(|(&dn, _)| dn > 0.0)
-                        .map(|(&dn, &dm)| tasks[m.0][i.0] * dm / dn)
-                        .fold(f64::INFINITY, f64::min)
-                })
-                .sum();
-            let with = with * users[n.0].weight / users[m.0].weight;
-            if with > 0.0 {
-                worst = worst.max((with - x[n.0]) / with.max(x[n.0]).max(1e-300));
+        with.iter_mut().for_each(|v| *v = 0.0);
+        for i in instance.server_ids().filter(|&i| instance.can_run_on(n, i)) {
+            for &m in holders[i.0].iter().filter(|&&m| m != n.0) {
+                with[m] += users[n.0]
+                    .demand
+                    .iter()
+                    .zip(&users[m].demand)
+                    .filter(|(&dn, _)| dn > 0.0)
+                    .map(|(&dn, &dm)| tasks[m][i.0] * dm / dn)
+                    .fold(f64::INFINITY, f64::min);
             }
+        }
+        for m in (0..nu).filter(|&m| m != n.0 && with[m] > 0.0) {
+            let w = with[m] * users[n.0].weight / users[m].weight;
+            worst = worst.max((w - x[n.0]) / w.max(x[n.0]).max(1e-300));
         }
     }
     worst

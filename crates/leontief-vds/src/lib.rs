@@ -135,6 +135,24 @@ pub fn certificate(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> C
         }
     }
     let level = |n: usize, i: usize| x[n] / g[n][i] / users[n].weight;
+    // Per server and resource, the two largest levels among the users
+    // holding it (with who has the largest): O(E m) instead of comparing
+    // every pair.
+    let mut top: Vec<Vec<(f64, usize, f64)>> =
+        vec![vec![(f64::NEG_INFINITY, usize::MAX, f64::NEG_INFINITY); m]; k];
+    for n in 0..nu {
+        for i in (0..k).filter(|&i| tasks[n][i] > 0.0 && g[n][i] > 0.0) {
+            let l = level(n, i);
+            for r in (0..m).filter(|&r| users[n].demand[r] > 0.0) {
+                let t = &mut top[i][r];
+                if l > t.0 {
+                    *t = (l, n, t.0);
+                } else if l > t.2 {
+                    t.2 = l;
+                }
+            }
+        }
+    }
     let out: Vec<UserCertificate> = (0..nu)
         .map(|n| {
             // A user at its cap cannot rise: it needs no saturated resource.
@@ -157,10 +175,13 @@ pub fn certificate(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> C
                         used[i][r] >= c * (1.0 - tolerance)
                     })
                     .map(|r| {
-                        (0..nu)
-                            .filter(|&o| o != n && tasks[o][i] * users[o].demand[r] > 0.0)
-                            .map(|o| (level(o, i) - mine) / mine.max(1e-300))
-                            .fold(0.0f64, f64::max)
+                        let (l1, who, l2) = top[i][r];
+                        let other = if who == n { l2 } else { l1 };
+                        if other.is_finite() {
+                            ((other - mine) / mine.max(1e-300)).max(0.0)
+                        } else {
+                            0.0
+                        }
                     })
                     .fold(f64::INFINITY, f64::min);
                 let v = if best.is_finite() { best } else { 1.0 };
