@@ -1000,6 +1000,11 @@ fn polish_at(
                 .map(move |(i, _)| (n, i))
         })
         .collect();
+    // The dense KKT system below is for small active sets: bail out before
+    // building its rows (dense in the columns: gigabytes at 50,000).
+    if cols.len() > 600 {
+        return None;
+    }
     // Tight rows: (a_{rho,c} for each positive column, bound); which are
     // capacity rows (entry, resource, index) and cap rows (user, index).
     let mut rows: Vec<(Vec<f64>, f64)> = Vec::new();
