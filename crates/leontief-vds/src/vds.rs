@@ -205,16 +205,13 @@ impl Response<'_> {
         g
     }
 
+    /// The projected-gradient residual: an overloaded resource (g < 0)
+    /// counts fully whatever its price; an underused one only as far as
+    /// its price could still fall.
     fn residual(lam: &[f64], g: &[f64]) -> f64 {
         lam.iter()
             .zip(g)
-            .map(|(&l, &gr)| {
-                if l > 0.0 {
-                    gr.abs().min(l.max(0.0) + gr.max(0.0))
-                } else {
-                    (-gr).max(0.0)
-                }
-            })
+            .map(|(&l, &gr)| if gr < 0.0 { -gr } else { gr.min(l.max(0.0)) })
             .fold(0.0, f64::max)
     }
 
@@ -573,6 +570,23 @@ impl ServerData {
         for k in 0..e {
             out[k] = (x[k] - lo[k]).max(0.0);
         }
+        // A response whose dual stopped short may overfill a resource:
+        // scale it back into the capacity (never print an infeasible point).
+        let over: Vec<f64> = (0..m)
+            .map(|j| {
+                (0..e)
+                    .map(|k| self.r[k * m + j] * out[k])
+                    .sum::<f64>()
+                    .max(1.0)
+            })
+            .collect();
+        for k in 0..e {
+            let worst = (0..m)
+                .filter(|&j| self.r[k * m + j] > 0.0)
+                .map(|j| over[j])
+                .fold(1.0, f64::max);
+            out[k] /= worst;
+        }
         (steps, ok)
     }
 
@@ -672,6 +686,12 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
             certificate = Some(c);
             if holds && change <= 1e-12 * scale {
                 converged = true;
+                break;
+            }
+            if change == 0.0 {
+                // Nothing moves and the certificate fails (a best response
+                // that stops short of its tolerance the same way every
+                // time): more sweeps cannot help; reported, not converged.
                 break;
             }
         }
