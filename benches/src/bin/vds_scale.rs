@@ -13,14 +13,18 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: f64| -> f64 { args.get(i).and_then(|v| v.parse().ok()).unwrap_or(d) };
     let mib = || peak_rss().unwrap_or(0) as f64 / 1048576.0;
+    // USERS SERVERS ELIGIBLE from argument `at` on, and the instance.
+    let sized = |at: usize| {
+        let (n, k, e) = (
+            num(at, 1000.0) as usize,
+            num(at + 1, 1000.0) as usize,
+            num(at + 2, 50.0) as usize,
+        );
+        (n, k, e, generate::placement(n, k, 3, e, 1))
+    };
     match args.first().map(String::as_str) {
         Some("psdsf") => {
-            let (n, k, e) = (
-                num(1, 1000.0) as usize,
-                num(2, 1000.0) as usize,
-                num(3, 50.0) as usize,
-            );
-            let inst = generate::placement(n, k, 3, e, 1);
+            let (n, k, e, inst) = sized(1);
             let t = Instant::now();
             let o = leontief_vds::psdsf(&inst, 100_000);
             let secs = t.elapsed().as_secs_f64();
@@ -32,13 +36,8 @@ fn main() {
         }
         Some("vds") => {
             let alpha = num(1, 3.0);
-            let (n, k, e) = (
-                num(2, 1000.0) as usize,
-                num(3, 1000.0) as usize,
-                num(4, 50.0) as usize,
-            );
+            let (n, k, e, inst) = sized(2);
             let jacobi = args.get(5).is_some_and(|v| v == "jacobi").then_some(0.5);
-            let inst = generate::placement(n, k, 3, e, 1);
             let t = Instant::now();
             let o = leontief_vds::vds(
                 &inst,
@@ -61,12 +60,7 @@ fn main() {
             );
         }
         Some("pf") => {
-            let (n, k, e) = (
-                num(1, 1000.0) as usize,
-                num(2, 1000.0) as usize,
-                num(3, 50.0) as usize,
-            );
-            let inst = generate::placement(n, k, 3, e, 1);
+            let (n, k, e, inst) = sized(1);
             let t = Instant::now();
             let clarabel = leontief_clarabel::Clarabel::default();
             let a =
