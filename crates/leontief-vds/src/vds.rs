@@ -350,7 +350,9 @@ impl Response<'_> {
             // every step).
             let path = |s: f64, r: usize| {
                 if !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 {
-                    lam[r] * (-s * d[r] / lam[r]).exp()
+                    // At most e^-30 per step: a price far below the others
+                    // would otherwise underflow to a denormal and stall.
+                    lam[r] * (-(s * d[r] / lam[r]).min(30.0)).exp()
                 } else {
                     (lam[r] - s * d[r]).max(0.0)
                 }
@@ -688,12 +690,6 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
                 converged = true;
                 break;
             }
-            if change == 0.0 {
-                // Nothing moves and the certificate fails (a best response
-                // that stops short of its tolerance the same way every
-                // time): more sweeps cannot help; reported, not converged.
-                break;
-            }
         }
     }
     let prices = price_table(instance, &data);
@@ -863,5 +859,30 @@ pub fn vds_certificate(
         nikaido_isoda_gap: ni,
         kkt_residual: kkt,
         infeasibility,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by exploration (alpha = 10): a falling price was allowed a
+    /// step of e^(-10 mean / lam), underflowed to a denormal, and the
+    /// server's dual stopped there every sweep.
+    #[test]
+    fn a_falling_price_never_underflows() {
+        let inst = Instance::from_json_str(
+            r#"{"resources":["r0","r1","r2"],"servers":[{"name":"s0","capacity":[2.4543456898576026,5.509926016797458,7.3421388859250944],"count":2},{"name":"s1","capacity":[3.884486631246318,4.2714067329106635,7.250349801795995]},{"name":"s2","capacity":[0.0,3.5688489681837066,7.151610726143622],"count":2}],"users":[{"name":"u0","demand":[0.8056503945198683,1.620884206148442,0.0],"servers":["s0"]},{"name":"u1","demand":[0.0,0.1449374125005845,1.7393459658608337],"servers":["s0","s2"]},{"name":"u2","demand":[0.9911510535109914,0.0,0.0],"servers":["s0","s2"]},{"name":"u3","demand":[1.8545329158154698,1.9619176224351105,0.5271093206936902],"weight":0.8570207186382068}]}"#,
+        )
+        .unwrap();
+        let o = vds(
+            &inst,
+            &VdsSettings {
+                alpha: 10.0,
+                ..VdsSettings::default()
+            },
+        );
+        assert!(o.converged && o.certificate.holds, "{:?}", o.certificate);
+        assert_eq!(o.inexact_responses, 0);
     }
 }
