@@ -459,31 +459,18 @@ fn solve_program<B: LpBackend>(
     region: Option<Region>,
     fixed_total: Option<f64>,
 ) -> Result<Allocation, FdsError> {
-    solve_program_slope(backend, instance, family, beta, lambda, region, fixed_total).map(|r| r.0)
-}
-
-/// [`solve_program`], and with `fixed_total` also d phi / d S at the
-/// answer, phi = sum_n w_n s_n^(1-beta) the line program's value in
-/// unscaled shares, from the dual of the row that fixes S.
-fn solve_program_slope<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    family: Family,
-    beta: f64,
-    lambda: f64,
-    region: Option<Region>,
-    fixed_total: Option<f64>,
-) -> Result<(Allocation, Option<f64>), FdsError> {
-    solve_program_with(
+    let om = omega(instance, family);
+    solve_program_slope(
         backend,
         instance,
         family,
-        omega(instance, family),
+        om,
         beta,
         lambda,
         region,
         fixed_total,
     )
+    .map(|r| r.0)
 }
 
 /// The alpha-fair program max sum_n w_n u_alpha(omega_n x_n) with the
@@ -497,7 +484,7 @@ pub fn solve_alpha_scaled<B: LpBackend>(
     om: Vec<f64>,
     alpha: f64,
 ) -> Result<Allocation, FdsError> {
-    solve_program_with(
+    solve_program_slope(
         backend,
         instance,
         Family::Gfj,
@@ -510,8 +497,12 @@ pub fn solve_alpha_scaled<B: LpBackend>(
     .map(|r| r.0)
 }
 
+/// [`solve_program`] with the scales `om` given, and with `fixed_total`
+/// also d phi / d S at the answer, phi = sum_n w_n s_n^(1-beta) the line
+/// program's value in unscaled shares, from the dual of the row that fixes
+/// S.
 #[allow(clippy::too_many_arguments)]
-fn solve_program_with<B: LpBackend>(
+fn solve_program_slope<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     family: Family,
