@@ -38,6 +38,9 @@
 //! despite rounding in the subtractions).
 #![deny(missing_docs)]
 
+pub mod sim;
+pub mod workload;
+
 use leontief_core::{Allocation, Instance, ServerId, Status, UserId};
 use serde::Serialize;
 use std::time::Instant;
@@ -238,24 +241,13 @@ pub fn greedy(
                 } else {
                     p.dominant[n]
                 };
-                let dn: Vec<f64> = d.iter().zip(&p.pool).map(|(x, c)| x / c).collect();
                 let mut best_j: Option<(f64, usize)> = None;
                 for set in groups.as_ref().expect("best-fit groups").by_key.values() {
                     let j = *set.first().expect("groups are never empty");
                     if !p.allowed[n][j] || !fits(&remaining[j], &slack[j], d) {
                         continue;
                     }
-                    let cr0 = remaining[j][r0] / p.pool[r0];
-                    // Resources no server has carry no share: left out.
-                    let h: f64 = (0..d.len())
-                        .filter(|&r| p.pool[r] > 0.0)
-                        .map(|r| {
-                            let cr = remaining[j][r].max(0.0) / p.pool[r];
-                            (dn[r] / dn[r0] - if cr0 > 0.0 { cr / cr0 } else { f64::INFINITY })
-                                .abs()
-                        })
-                        .sum();
-                    let h = if h.is_nan() { f64::INFINITY } else { h };
+                    let h = fitness(d, &remaining[j], &p.pool, r0);
                     if best_j.is_none_or(|(bh, bj)| h < bh || (h == bh && j < bj)) {
                         best_j = Some((h, j));
                     }
@@ -295,6 +287,27 @@ pub fn greedy(
         tasks,
         placed,
         stopped_early,
+    }
+}
+
+/// H(i, l) of eq. (9): || D / D_{r0} - c / c_{r0} ||_1 with the demand `d`
+/// and the remaining capacity `rem` both as shares of the pool; resources
+/// no server has are left out; infinite where the server has none of r0
+/// left (`d[r0] > 0` is the caller's to ensure).
+pub(crate) fn fitness(d: &[f64], rem: &[f64], pool: &[f64], r0: usize) -> f64 {
+    let d0 = d[r0] / pool[r0];
+    let c0 = rem[r0].max(0.0) / pool[r0];
+    let h: f64 = (0..d.len())
+        .filter(|&r| pool[r] > 0.0)
+        .map(|r| {
+            let cr = rem[r].max(0.0) / pool[r];
+            (d[r] / pool[r] / d0 - if c0 > 0.0 { cr / c0 } else { f64::INFINITY }).abs()
+        })
+        .sum();
+    if h.is_nan() {
+        f64::INFINITY
+    } else {
+        h
     }
 }
 
