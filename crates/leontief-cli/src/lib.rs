@@ -10,6 +10,7 @@ pub mod cases;
 mod demo;
 pub mod repro;
 mod server_based;
+pub mod simulate;
 pub mod sweep;
 pub mod verify;
 
@@ -44,6 +45,18 @@ Mechanisms (--mechanism):
   bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation with its prices, --method auto|conic|dual (exponential cones on Clarabel, or projected Newton on the prices), Newton-polished (003 Sec. 5)
   bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
   (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)";
+
+const SIMULATE_HELP: &str = "\
+Config (JSON; paths relative to its folder):
+  cluster    {\"google\": {\"servers\": K, \"seed\": S}}  K servers drawn from Table I of 000
+             {\"instance\": \"file.json\"}                the instance's servers
+  workload   {\"trace\": \"task_events.csv\"}            Google cluster-data 2011 task_events schema
+             {\"synthetic\": {\"users\", \"jobs\", \"arrival_window\", \"horizon\", \"max_tasks\",
+                            \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
+             {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
+  scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh
+  horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed
+Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";
 
 #[derive(Parser)]
 #[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
@@ -105,6 +118,17 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Discrete-event simulation of jobs arriving on a cluster (000 Sec.
+    /// VI): First-Fit / Best-Fit DRFH, Slots, or exact DRFH at every event;
+    /// a Google task_events trace, a synthetic workload or explicit jobs.
+    /// Writes utilisation and share time series, job completion times,
+    /// completion ratios per user (and on dedicated clouds) as JSON, and
+    /// CSVs with --csv-dir.
+    #[command(long_about = None, after_help = SIMULATE_HELP)]
+    Simulate {
+        #[command(flatten)]
+        args: simulate::SimulateArgs,
+    },
     /// Regenerate a paper's table.
     Repro {
         #[command(subcommand)]
@@ -159,6 +183,11 @@ enum Repro {
     /// beta = inf, lambda = -1 against their asymptotic forms.
     #[command(name = "fds-prop2")]
     FdsProp2(repro::Prop2Args),
+    /// Fig. 4 of 000: global dominant shares of three users joining a
+    /// 100-server cluster, whole-task Best-Fit against exact DRFH, over
+    /// random server draws.
+    #[command(name = "sim-fig4")]
+    SimFig4(simulate::Fig4Args),
 }
 
 /// `--algorithm` values.
@@ -706,12 +735,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             );
             Ok(())
         }
+        Command::Simulate { args } => simulate::cmd(&args),
         Command::Demo { datasets, users } => demo::run(&datasets, users),
         Command::EnumerateBbf { args } => bbf::enumerate_cmd(&args),
         Command::MergeBbf { files, pretty } => bbf::merge_cmd(&files, pretty),
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
+            Repro::SimFig4(args) => simulate::fig4_cmd(&args),
         },
         Command::Sweep { instance, args } => {
             let highs = backend(None, AlgorithmArg::Auto)?;

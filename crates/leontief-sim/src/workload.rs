@@ -486,6 +486,111 @@ impl SyntheticSpec {
     }
 }
 
+/// A user of an explicit workload (configs such as the Fig. 4 scenario).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitUser {
+    /// Name.
+    pub name: String,
+    /// Per-task demand per resource.
+    pub demand: Vec<f64>,
+    /// Weight (default 1).
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// Its jobs.
+    pub jobs: Vec<ExplicitJob>,
+}
+
+/// A job of identical tasks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitJob {
+    /// Arrival of all its tasks (seconds).
+    pub submit: f64,
+    /// Number of tasks.
+    pub tasks: u64,
+    /// Running time of each task (seconds).
+    pub duration: f64,
+}
+
+/// Build a workload from explicit users; errors name the field
+/// (`workload.users[1].jobs[0].duration`). `end` is the latest task
+/// completion if every task ran at once on arrival.
+pub fn explicit(resources: &[String], users: &[ExplicitUser]) -> Result<Workload, WorkloadError> {
+    let bad = |field: String, reason: String| WorkloadError::Invalid { field, reason };
+    let mut tasks = Vec::new();
+    let mut jobs = Vec::new();
+    let mut end = 0.0f64;
+    for (n, u) in users.iter().enumerate() {
+        let at = format!("workload.users[{n}]");
+        if u.demand.len() != resources.len() {
+            return Err(bad(
+                format!("{at}.demand"),
+                format!(
+                    "has {} entries but the cluster has {} resources",
+                    u.demand.len(),
+                    resources.len()
+                ),
+            ));
+        }
+        for (r, d) in u.demand.iter().enumerate() {
+            if !(d.is_finite() && *d >= 0.0) {
+                return Err(bad(
+                    format!("{at}.demand[{r}]"),
+                    format!("must be finite and >= 0 (got {d})"),
+                ));
+            }
+        }
+        if u.demand.iter().all(|d| *d == 0.0) {
+            return Err(bad(format!("{at}.demand"), "is all zero".into()));
+        }
+        if let Some(w) = u.weight {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(bad(
+                    format!("{at}.weight"),
+                    format!("must be > 0 (got {w})"),
+                ));
+            }
+        }
+        for (j, job) in u.jobs.iter().enumerate() {
+            let at = format!("{at}.jobs[{j}]");
+            if !(job.submit.is_finite() && job.submit >= 0.0) {
+                return Err(bad(
+                    format!("{at}.submit"),
+                    format!("must be finite and >= 0 (got {})", job.submit),
+                ));
+            }
+            if !(job.duration.is_finite() && job.duration > 0.0) {
+                return Err(bad(
+                    format!("{at}.duration"),
+                    format!("must be finite and > 0 (got {})", job.duration),
+                ));
+            }
+            jobs.push(jobs.len() as u64 + 1);
+            end = end.max(job.submit + job.duration);
+            for _ in 0..job.tasks {
+                tasks.push(Task {
+                    user: n,
+                    job: jobs.len() - 1,
+                    submit: job.submit,
+                    duration: job.duration,
+                    demand: u.demand.clone(),
+                });
+            }
+        }
+    }
+    sort_tasks(&mut tasks);
+    Ok(Workload {
+        resources: resources.to_vec(),
+        users: users.iter().map(|u| u.name.clone()).collect(),
+        weights: users.iter().map(|u| u.weight.unwrap_or(1.0)).collect(),
+        jobs,
+        tasks,
+        end,
+        notes: Vec::new(),
+    })
+}
+
 /// Round to 6 decimals (microseconds for times), so a synthetic workload
 /// survives the round trip through a trace file exactly.
 fn round6(x: f64) -> f64 {

@@ -1,0 +1,149 @@
+//! `leontief simulate`: the bundled configs run, the synthetic trace in
+//! datasets/ replays to the same result as the synthetic workload it was
+//! written from, the slots sweep has one row per S, bad configs name the
+//! field and exit 2.
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn sims(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../datasets/simulations")
+        .join(name)
+}
+
+fn leontief(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn simulate(config: &std::path::Path, extra: &[&str]) -> Value {
+    let mut args = vec!["simulate", config.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let (code, out, err) = leontief(&args);
+    assert_eq!(code, Some(0), "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn conserved(r: &Value) {
+    let t = &r["totals"];
+    assert_eq!(t["conserved"], true, "{t}");
+    let n = |k: &str| t[k].as_u64().unwrap();
+    assert_eq!(
+        n("submitted"),
+        n("finished") + n("running") + n("waiting") + n("unschedulable")
+    );
+    assert!(r["max_overcommit"].as_f64().unwrap() <= 1e-9);
+}
+
+#[test]
+fn the_bundled_trace_replays_like_the_workload_it_was_written_from() {
+    let from_spec = simulate(&sims("synthetic.json"), &[]);
+    let from_trace = simulate(&sims("trace.json"), &[]);
+    conserved(&from_spec);
+    conserved(&from_trace);
+    assert_eq!(from_spec["totals"], from_trace["totals"]);
+    for (a, b) in from_spec["mean_utilisation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(from_trace["mean_utilisation"].as_array().unwrap())
+    {
+        assert!((a.as_f64().unwrap() - b.as_f64().unwrap()).abs() < 1e-6);
+    }
+    // trace.json asks for the dedicated clouds too.
+    let users = from_trace["users"].as_array().unwrap();
+    assert!(users
+        .iter()
+        .all(|u| u["dedicated_completion_ratio"].is_number()));
+}
+
+#[test]
+fn schedulers_and_csvs() {
+    let dir = std::env::temp_dir().join(format!("leontief-sim-{}", std::process::id()));
+    for s in ["first-fit", "best-fit", "drfh"] {
+        let r = simulate(
+            &sims("fig4.json"),
+            &["--scheduler", s, "--csv-dir", dir.to_str().unwrap()],
+        );
+        conserved(&r);
+        assert_eq!(r["scheduler"]["name"], s);
+        for f in ["utilisation.csv", "shares.csv", "jobs.csv", "users.csv"] {
+            let text = std::fs::read_to_string(dir.join(f)).unwrap();
+            assert!(text.lines().count() >= 2, "{f}: {text}");
+        }
+    }
+    let r = simulate(
+        &sims("fig4.json"),
+        &["--scheduler", "slots", "--slots", "14"],
+    );
+    conserved(&r);
+}
+
+#[test]
+fn the_slots_sweep_has_a_row_per_slot_count() {
+    let (code, out, err) = leontief(&[
+        "simulate",
+        sims("synthetic.json").to_str().unwrap(),
+        "--slots-sweep",
+        "10,14,20",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let rows = v["slots_sweep"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1]["slots"], 14);
+    assert!(err.contains("slots  14: mean utilisation cpu"), "{err}");
+}
+
+#[test]
+fn bad_configs_name_the_field_and_exit_2() {
+    let dir = std::env::temp_dir().join(format!("leontief-simbad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": [{"name": "a", "demand": [0.1, -1], "jobs": []}]}}"#,
+            "workload.users[0].demand[1]",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": []}, "scheduler": "fastest"}"#,
+            "scheduler fastest",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"synthetic": {"users": 0}}}"#,
+            "workload.synthetic.users",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"synthetic": {"userz": 3}}}"#,
+            "workload.synthetic",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": []}, "scheduler": "slots"}"#,
+            "needs slots",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": []}, "horizon": -3}"#,
+            "horizon",
+        ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"trace": "missing.csv"}}"#,
+            "missing.csv",
+        ),
+    ];
+    for (i, (text, expected)) in cases.iter().enumerate() {
+        let p = dir.join(format!("bad{i}.json"));
+        std::fs::write(&p, text).unwrap();
+        let (code, out, err) = leontief(&["simulate", p.to_str().unwrap()]);
+        assert_eq!(code, Some(2), "{text}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains(expected), "{text}: {err}");
+    }
+}
