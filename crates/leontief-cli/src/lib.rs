@@ -8,6 +8,7 @@
 pub mod bbf;
 pub mod cases;
 mod demo;
+pub mod plot;
 pub mod repro;
 mod server_based;
 pub mod simulate;
@@ -128,6 +129,12 @@ enum Command {
     Simulate {
         #[command(flatten)]
         args: simulate::SimulateArgs,
+    },
+    /// Draw a figure from leontief's output (SVG or PNG): utilisation,
+    /// shares, jct-cdf, completion (simulate JSON) or tradeoff (sweep CSV).
+    Plot {
+        #[command(flatten)]
+        args: plot::PlotArgs,
     },
     /// Regenerate a paper's table.
     Repro {
@@ -736,6 +743,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Ok(())
         }
         Command::Simulate { args } => simulate::cmd(&args),
+        Command::Plot { args } => plot::cmd(&args),
         Command::Demo { datasets, users } => demo::run(&datasets, users),
         Command::EnumerateBbf { args } => bbf::enumerate_cmd(&args),
         Command::MergeBbf { files, pretty } => bbf::merge_cmd(&files, pretty),

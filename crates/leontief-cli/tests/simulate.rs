@@ -147,3 +147,109 @@ fn bad_configs_name_the_field_and_exit_2() {
         assert!(err.contains(expected), "{text}: {err}");
     }
 }
+
+#[test]
+fn every_plot_kind_draws_with_labelled_axes() {
+    let dir = std::env::temp_dir().join(format!("leontief-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let p = dir.join(out);
+        let mut args = vec!["simulate", extra[0]];
+        args.extend_from_slice(&extra[1..]);
+        args.extend_from_slice(&["-o", p.to_str().unwrap()]);
+        let (code, _, err) = leontief(&args);
+        assert_eq!(code, Some(0), "{err}");
+        p
+    };
+    let trace = sims("trace.json");
+    let best = run(&[trace.to_str().unwrap()], "best.json");
+    let slots = run(
+        &[
+            trace.to_str().unwrap(),
+            "--scheduler",
+            "slots",
+            "--slots",
+            "14",
+        ],
+        "slots.json",
+    );
+    let (b, s) = (best.to_str().unwrap(), slots.to_str().unwrap());
+    let sweep_csv = dir.join("sweep.csv");
+    let inst = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../datasets/paper-examples/joewong-sec5-drf.json");
+    let (code, _, err) = leontief(&[
+        "sweep",
+        inst.to_str().unwrap(),
+        "--mechanism",
+        "gfj",
+        "--alpha",
+        "0.5,1,2",
+        "--csv",
+        sweep_csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let cases: [(&[&str], &str, &[&str]); 6] = [
+        (
+            &[b, s],
+            "utilisation",
+            &["time (s)", "utilisation (%)", "slots (14 slots): cpu"],
+        ),
+        (&[b], "shares", &["global dominant share (%)"]),
+        (
+            &[b, s],
+            "jct-cdf",
+            &["job completion time (s)", "fraction of completed jobs"],
+        ),
+        (
+            &[s, b],
+            "completion",
+            &["task completion ratio, slots (14 slots)"],
+        ),
+        (&[b], "completion", &["dedicated cloud", "shared cloud"]),
+        (
+            &[sweep_csv.to_str().unwrap()],
+            "tradeoff",
+            &["percent fairness"],
+        ),
+    ];
+    for (i, (inputs, kind, texts)) in cases.iter().enumerate() {
+        let out = dir.join(format!("{kind}{i}.svg"));
+        let mut args = vec!["plot"];
+        args.extend_from_slice(inputs);
+        args.extend_from_slice(&["--kind", kind, "-o", out.to_str().unwrap()]);
+        let (code, _, err) = leontief(&args);
+        assert_eq!(code, Some(0), "{kind}: {err}");
+        let svg = std::fs::read_to_string(&out).unwrap();
+        for t in *texts {
+            assert!(svg.contains(t), "{kind}: no {t:?} in the SVG");
+        }
+    }
+    let png = dir.join("u.png");
+    let (code, _, err) = leontief(&[
+        "plot",
+        b,
+        "--kind",
+        "utilisation",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let (code, _, err) = leontief(&["plot", b, "--kind", "shares", "-o", "x.pdf"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains(".svg or .png"), "{err}");
+    let plain = run(&[sims("synthetic.json").to_str().unwrap()], "plain.json");
+    let (code, _, err) = leontief(&[
+        "plot",
+        plain.to_str().unwrap(),
+        "--kind",
+        "completion",
+        "-o",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        code,
+        Some(2),
+        "a run without dedicated clouds, alone: {err}"
+    );
+}
