@@ -15,3 +15,10 @@ for spec in "google 10 100" "google 100 100" "google 1000 100" \
   else timeout "${SCALE_TIMEOUT:-1800}" $S $spec | tail -n 1 || echo "| $spec | timed out or failed |"; fi
 done
 cargo bench -p leontief-benches --bench drfh -- --noplot 2>&1 | grep -E "^drfh/|time:" | paste - - || true
+# Issue 6: heuristics and the simulator.
+cargo build --release -q -p leontief-benches --bin sim_scale
+for spec in "best-fit 1000 6.6e5" "best-fit 1000 1e6" "first-fit 1000 6.6e5" \
+            "simulate 2000 1e6 best-fit" "simulate 2000 1e6 first-fit" "simulate 2000 1e6 slots14"; do
+  timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/sim_scale" $spec || echo "| $spec | timed out or failed |"
+done
+cargo bench -p leontief-benches --bench sim -- --noplot 2>&1 | grep -E "^(heuristics|simulate)/|time:" | paste - - || true

@@ -43,6 +43,7 @@ pub mod workload;
 
 use leontief_core::{Allocation, Instance, ServerId, Status, UserId};
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 /// How a server is chosen for a task.
@@ -173,6 +174,97 @@ impl Groups {
     }
 }
 
+/// Best-Fit on two resources when every user may use every server: H(i, l)
+/// is then |a_i - b_l| with a_i = (D_r / C_r) / (D_r0 / C_r0) and
+/// b_l = (c_r / C_r) / (c_r0 / C_r0) (the r0 term of eq. (9) is zero), so
+/// the servers sit in one ordered set per choice of r0, keyed by b_l, and a
+/// task looks outward from its own a_i, nearest first, until the next
+/// server is farther than the best one that fits. Same H, same ties (lowest
+/// index) as the scan, found in O(log k) per placement when the servers
+/// near a_i have room.
+struct RatioIndex {
+    /// by_r0[r0]: (b_l bits, l) with b_l computed for that r0.
+    by_r0: [BTreeSet<(u64, usize)>; 2],
+}
+
+impl RatioIndex {
+    fn b(rem: &[f64], pool: &[f64], r0: usize) -> f64 {
+        let r = 1 - r0;
+        let c0 = rem[r0].max(0.0) / pool[r0];
+        if c0 > 0.0 {
+            rem[r].max(0.0) / pool[r] / c0
+        } else {
+            f64::INFINITY
+        }
+    }
+    fn usable(p: &GreedyProblem) -> bool {
+        p.pool.len() == 2
+            && p.pool.iter().all(|c| *c > 0.0)
+            && p.allowed.iter().all(|a| a.iter().all(|x| *x))
+    }
+    fn new(p: &GreedyProblem, remaining: &[Vec<f64>]) -> Self {
+        let mut by_r0 = [BTreeSet::new(), BTreeSet::new()];
+        for (r0, set) in by_r0.iter_mut().enumerate() {
+            for (j, rem) in remaining.iter().enumerate() {
+                set.insert((Self::b(rem, &p.pool, r0).to_bits(), j));
+            }
+        }
+        RatioIndex { by_r0 }
+    }
+    /// Server j went from `before` to `after`; it leaves the index when it
+    /// is `dead` (no task of any user can fit there any more: capacity only
+    /// shrinks).
+    fn moved(&mut self, j: usize, pool: &[f64], before: &[f64], after: &[f64], dead: bool) {
+        for (r0, set) in self.by_r0.iter_mut().enumerate() {
+            set.remove(&(Self::b(before, pool, r0).to_bits(), j));
+            if !dead {
+                set.insert((Self::b(after, pool, r0).to_bits(), j));
+            }
+        }
+    }
+    /// The server with the least H (ties: lowest index) where `fits`.
+    fn best(
+        &self,
+        d: &[f64],
+        pool: &[f64],
+        r0: usize,
+        fits: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let r = 1 - r0;
+        let a = d[r] / pool[r] / (d[r0] / pool[r0]);
+        let set = &self.by_r0[r0];
+        let mut up = set.range((a.to_bits(), 0)..).peekable();
+        let mut down = set.range(..(a.to_bits(), 0)).rev().peekable();
+        let mut best: Option<(f64, usize)> = None;
+        loop {
+            let hu = up.peek().map(|e| (a - f64::from_bits(e.0)).abs());
+            let hd = down.peek().map(|e| (a - f64::from_bits(e.0)).abs());
+            let (h, j) = match (hu, hd) {
+                (None, None) => break,
+                (Some(h), None) => (h, up.next().expect("peeked").1),
+                (None, Some(h)) => (h, down.next().expect("peeked").1),
+                (Some(u), Some(w)) => {
+                    if u <= w {
+                        (u, up.next().expect("peeked").1)
+                    } else {
+                        (w, down.next().expect("peeked").1)
+                    }
+                }
+            };
+            let h = if h.is_nan() { f64::INFINITY } else { h };
+            if let Some((bh, _)) = best {
+                if h > bh {
+                    break;
+                }
+            }
+            if fits(j) && best.is_none_or(|(bh, bj)| h < bh || (h == bh && j < bj)) {
+                best = Some((h, j));
+            }
+        }
+        best.map(|b| b.1)
+    }
+}
+
 /// Run the greedy engine (see the crate docs).
 pub fn greedy(
     p: &GreedyProblem,
@@ -198,8 +290,12 @@ pub fn greedy(
         .collect();
     // First-Fit: a server that cannot hold a task of user n never will.
     let mut first = vec![0usize; nu];
-    let mut groups =
-        matches!(placement, Placement::BestFit { .. }).then(|| Groups::new(p, &remaining));
+    let best_fit = matches!(placement, Placement::BestFit { .. });
+    let mut ratio = (best_fit && RatioIndex::usable(p)).then(|| RatioIndex::new(p, &remaining));
+    let mut groups = (best_fit && ratio.is_none()).then(|| Groups::new(p, &remaining));
+    let least: Vec<f64> = (0..p.pool.len())
+        .map(|r| p.demand.iter().map(|d| d[r]).fold(f64::INFINITY, f64::min))
+        .collect();
     let mut placed = 0u64;
     let mut stopped_early = false;
     let fits = |rem: &[f64], sl: &[f64], d: &[f64]| {
@@ -241,28 +337,38 @@ pub fn greedy(
                 } else {
                     p.dominant[n]
                 };
-                let mut best_j: Option<(f64, usize)> = None;
-                for set in groups.as_ref().expect("best-fit groups").by_key.values() {
-                    let j = *set.first().expect("groups are never empty");
-                    if !p.allowed[n][j] || !fits(&remaining[j], &slack[j], d) {
-                        continue;
+                if let Some(ix) = &ratio {
+                    ix.best(d, &p.pool, r0, |j| fits(&remaining[j], &slack[j], d))
+                } else {
+                    let mut best_j: Option<(f64, usize)> = None;
+                    for set in groups.as_ref().expect("best-fit groups").by_key.values() {
+                        let j = *set.first().expect("groups are never empty");
+                        if !p.allowed[n][j] || !fits(&remaining[j], &slack[j], d) {
+                            continue;
+                        }
+                        let h = fitness(d, &remaining[j], &p.pool, r0);
+                        if best_j.is_none_or(|(bh, bj)| h < bh || (h == bh && j < bj)) {
+                            best_j = Some((h, j));
+                        }
                     }
-                    let h = fitness(d, &remaining[j], &p.pool, r0);
-                    if best_j.is_none_or(|(bh, bj)| h < bh || (h == bh && j < bj)) {
-                        best_j = Some((h, j));
-                    }
+                    best_j.map(|b| b.1)
                 }
-                best_j.map(|b| b.1)
             }
         };
         match chosen {
             Some(j) => {
-                let before = groups.as_ref().map(|_| remaining[j].clone());
+                let before = best_fit.then(|| remaining[j].clone());
                 for (r, x) in remaining[j].iter_mut().zip(d) {
                     *r -= x;
                 }
-                if let (Some(g), Some(before)) = (groups.as_mut(), before) {
-                    g.moved(j, p.servers[j].0 .0, &before, &remaining[j]);
+                if let (Some(g), Some(before)) = (groups.as_mut(), &before) {
+                    g.moved(j, p.servers[j].0 .0, before, &remaining[j]);
+                }
+                if let (Some(ix), Some(before)) = (ratio.as_mut(), &before) {
+                    // Smallest demand per resource over all users: a server
+                    // short of it on some resource fits no task again.
+                    let dead = (0..2).any(|r| remaining[j][r] + slack[j][r] < least[r]);
+                    ix.moved(j, &p.pool, before, &remaining[j], dead);
                 }
                 count[n] += 1;
                 tasks[n][p.servers[j].0 .0] += 1.0;

@@ -1,7 +1,8 @@
 //! Whole-task heuristics on generated instances: feasible, whole, placement
-//! and caps honoured; the grouped Best-Fit makes the same decisions as a
-//! naive scan; online k-DF with skip extends the printed (stop) version;
-//! Best-Fit's shares approach DRFH's as tasks shrink.
+//! and caps honoured; the grouped Best-Fit and its ratio index (two
+//! resources) make the same decisions as a naive scan, server by server;
+//! online k-DF with skip extends the printed (stop) version; Best-Fit's
+//! shares approach DRFH's as tasks shrink.
 
 use leontief_audit::{self as audit, AuditTolerance};
 use leontief_core::strategies::{config, instance, Shape};
@@ -25,12 +26,13 @@ fn roomy(inst: &Instance, factor: f64) -> Instance {
 
 /// Naive Best-Fit: every server scanned for every task, users by a linear
 /// scan. The reference the grouped engine must agree with.
-fn naive_best_fit(inst: &Instance, r0: usize) -> Vec<u64> {
+fn naive_best_fit(inst: &Instance, r0: usize) -> (Vec<u64>, Vec<Vec<f64>>) {
     let servers = expand_servers(inst);
     let pool = inst.total_capacity();
     let mut rem: Vec<Vec<f64>> = servers.iter().map(|s| s.1.clone()).collect();
     let nu = inst.num_users();
     let mut count = vec![0u64; nu];
+    let mut per_entry = vec![vec![0.0; inst.num_entries()]; nu];
     let mut active = vec![true; nu];
     let caps: Vec<u64> = inst
         .users()
@@ -80,6 +82,7 @@ fn naive_best_fit(inst: &Instance, r0: usize) -> Vec<u64> {
                     rem[j][r] -= d[r];
                 }
                 count[n] += 1;
+                per_entry[n][servers[j].0 .0] += 1.0;
                 if count[n] >= caps[n] {
                     active[n] = false;
                 }
@@ -87,7 +90,7 @@ fn naive_best_fit(inst: &Instance, r0: usize) -> Vec<u64> {
             None => active[n] = false,
         }
     }
-    count
+    (count, per_entry)
 }
 
 proptest! {
@@ -121,9 +124,27 @@ proptest! {
         let inst = roomy(&inst, 4.0);
         let r0 = r0 % inst.num_resources();
         let a = run(&inst, &Heuristic::BestFit { normaliser: r0 }).unwrap();
-        let naive = naive_best_fit(&inst, r0);
+        let (naive, per_entry) = naive_best_fit(&inst, r0);
         let got: Vec<u64> = a.user_tasks.iter().map(|&x| x as u64).collect();
         prop_assert_eq!(got, naive);
+        prop_assert_eq!(&a.tasks, &per_entry);
+    }
+
+    /// Two resources and no placement lists: Best-Fit's ordered ratio index
+    /// (not the grouped scan) decides, on many servers and many tasks.
+    #[test]
+    fn the_ratio_index_decides_like_a_naive_scan(
+        inst in instance(Shape { max_servers: 12, max_resources: 2, placement: false, ..Shape::default() }),
+        r0 in 0usize..2,
+        scale in 3.0f64..12.0,
+    ) {
+        let inst = roomy(&inst, scale);
+        let r0 = r0 % inst.num_resources();
+        let a = run(&inst, &Heuristic::BestFit { normaliser: r0 }).unwrap();
+        let (naive, per_entry) = naive_best_fit(&inst, r0);
+        let got: Vec<u64> = a.user_tasks.iter().map(|&x| x as u64).collect();
+        prop_assert_eq!(got, naive);
+        prop_assert_eq!(&a.tasks, &per_entry);
     }
 
     #[test]
