@@ -119,6 +119,32 @@ proptest! {
         }
     }
 
+    /// What rounding allows: a heuristic allocation is feasible, so its
+    /// smallest weighted share is at most DRFH's first level, and it never
+    /// gives every user at least its DRFH tasks with one user more (DRFH is
+    /// Pareto optimal over divisible allocations, whole ones included).
+    /// Utilisation itself may exceed DRFH's: see
+    /// `whole_tasks_can_use_more_than_drfh_when_fragments_strand_a_user`.
+    #[test]
+    fn heuristics_never_beat_drfh_on_its_own_terms(
+        inst in instance(Shape::default()), scale in 1.0f64..6.0
+    ) {
+        let inst = roomy(&inst, scale);
+        let exact = leontief_drfh::drfh(&Highs::default(), &inst, &MaxMinSettings::default()).unwrap();
+        prop_assert!(exact.status.has_solution());
+        for h in [Heuristic::FirstFit, Heuristic::BestFit { normaliser: 0 }, Heuristic::Slots { slots: 10 }] {
+            let a = run(&inst, &h).unwrap();
+            let g = gap(&inst, &a, &exact);
+            prop_assert!(g.min_share_ratio <= 1.0 + 1e-7, "{}: {g:?}", h.name());
+            let tol = |x: f64| 1e-7 * x.abs().max(1.0);
+            let all_at_least = (0..inst.num_users())
+                .all(|n| a.user_tasks[n] >= exact.user_tasks[n] - tol(exact.user_tasks[n]));
+            let one_more = (0..inst.num_users())
+                .any(|n| a.user_tasks[n] > exact.user_tasks[n] + tol(exact.user_tasks[n]));
+            prop_assert!(!(all_at_least && one_more), "{} Pareto-dominates DRFH: {:?} vs {:?}", h.name(), a.user_tasks, exact.user_tasks);
+        }
+    }
+
     #[test]
     fn grouped_best_fit_decides_like_a_naive_scan(inst in instance(Shape::default()), r0 in 0usize..3) {
         let inst = roomy(&inst, 4.0);
@@ -232,4 +258,35 @@ fn parameters_are_checked() {
         let e = run(&inst, &h).unwrap_err().to_string();
         assert!(e.contains("--"), "{e}");
     }
+}
+
+/// Found by exploration: three servers (2.857 CPU, 27.04 memory); u0 needs
+/// memory only (1.957 per task), u1 (0.611, 0.1) with weight 1/4. DRFH
+/// gives u0 the memory fragments (divisible tasks) and fills memory at
+/// 24.9% CPU; whole tasks strand 1.6 memory units per server that u0
+/// cannot use, so the heuristics hand them to u1, whose CPU-heavy tasks
+/// take CPU utilisation to 85%. Whole-task utilisation is therefore not
+/// bounded by DRFH's, not even in total.
+#[test]
+fn whole_tasks_can_use_more_than_drfh_when_fragments_strand_a_user() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["cpu", "mem"],
+            "servers": [{"name": "s", "capacity": [2.856904988791523, 27.04487], "count": 3}],
+            "users": [{"name": "u0", "demand": [0, 1.9571810759859922]},
+                      {"name": "u1", "demand": [0.6110830584603343, 0.1], "weight": 0.25}]}"#,
+    )
+    .unwrap();
+    let exact = leontief_drfh::drfh(&Highs::default(), &inst, &MaxMinSettings::default()).unwrap();
+    let a = run(&inst, &Heuristic::FirstFit).unwrap();
+    let total = |x: &[f64]| x.iter().sum::<f64>();
+    assert!(
+        total(&a.metrics.utilisation) > total(&exact.metrics.utilisation) + 0.3,
+        "{:?} vs {:?}",
+        a.metrics.utilisation,
+        exact.metrics.utilisation
+    );
+    // ... while DRFH's guarantees still hold against it.
+    let g = gap(&inst, &a, &exact);
+    assert!(g.min_share_ratio < 1.0, "{g:?}");
+    assert!(a.user_tasks[0] < exact.user_tasks[0]);
 }
