@@ -70,6 +70,24 @@ pub struct SimulateArgs {
     pub pretty: bool,
 }
 
+impl SimulateArgs {
+    /// The arguments of `leontief simulate CONFIG` with no overrides.
+    pub fn for_config(config: PathBuf) -> Self {
+        SimulateArgs {
+            config,
+            scheduler: None,
+            slots: None,
+            slots_sweep: None,
+            horizon: None,
+            dedicated: false,
+            output: None,
+            csv_dir: None,
+            write_trace: None,
+            pretty: false,
+        }
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Config {
@@ -461,46 +479,26 @@ pub struct Fig4Args {
     pub pretty: bool,
 }
 
-/// Mean global dominant share of the users active in [from, to) (those
-/// with a positive share at some sample there), averaged over the samples.
-fn window_share(r: &SimResult, from: f64, to: f64) -> f64 {
-    let rows: Vec<&Vec<f64>> = r
-        .sample_times
+/// Mean global dominant share of the users in `set` over the samples where
+/// exactly they hold resources (a phase of Fig. 4).
+fn phase_share(r: &SimResult, set: &[usize]) -> Option<f64> {
+    let vals: Vec<f64> = r
+        .shares
         .iter()
-        .zip(&r.shares)
-        .filter(|(t, _)| **t >= from && **t < to)
-        .map(|x| x.1)
+        .filter(|s| (0..s.len()).all(|n| (s[n] > 0.0) == set.contains(&n)))
+        .flat_map(|s| set.iter().map(move |&n| s[n]))
         .collect();
-    let active: Vec<usize> = (0..r.users.len())
-        .filter(|&n| rows.iter().any(|s| s[n] > 0.0))
-        .collect();
-    let sum: f64 = rows
-        .iter()
-        .flat_map(|s| active.iter().map(move |&n| s[n]))
-        .sum();
-    sum / (rows.len() * active.len()).max(1) as f64
+    (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
 }
 
-/// Fig. 4 of 000 over `draws` random 100-server clusters: the global
-/// dominant share with two users (samples in [250, 500) s) and with three
-/// ([550, 700) s, before the first user leaves under exact DRFH), for
-/// whole-task Best-Fit DRFH and exact divisible DRFH.
+/// Fig. 4 of 000 over `draws` random 100-server clusters: the mean global
+/// dominant share while exactly the first two users, and while all three,
+/// hold resources, for whole-task Best-Fit DRFH and exact divisible DRFH.
 pub fn fig4_cmd(args: &Fig4Args) -> Result<(), Failure> {
     if args.draws == 0 {
         return Err(bad_input("--draws must be >= 1"));
     }
-    let base = load(&SimulateArgs {
-        config: args.config.clone(),
-        scheduler: None,
-        slots: None,
-        slots_sweep: None,
-        horizon: None,
-        dedicated: false,
-        output: None,
-        csv_dir: None,
-        write_trace: None,
-        pretty: false,
-    })?;
+    let base = load(&SimulateArgs::for_config(args.config.clone()))?;
     let highs = crate::backend(None, crate::AlgorithmArg::Auto)?;
     let servers = base.cluster.servers.len();
     let mut rows = Vec::new();
@@ -518,8 +516,8 @@ pub fn fig4_cmd(args: &Fig4Args) -> Result<(), Failure> {
             let r =
                 simulate(&highs, &l.cluster, &l.workload, &settings, &|_| {}).map_err(run_error)?;
             row[s.name()] = serde_json::json!({
-                "two_users": window_share(&r, 250.0, 500.0),
-                "three_users": window_share(&r, 550.0, 700.0),
+                "two_users": phase_share(&r, &[0, 1]),
+                "three_users": phase_share(&r, &[0, 1, 2]),
             });
         }
         rows.push(row);
