@@ -290,3 +290,22 @@ fn whole_tasks_can_use_more_than_drfh_when_fragments_strand_a_user() {
     assert!(g.min_share_ratio < 1.0, "{g:?}");
     assert!(a.user_tasks[0] < exact.user_tasks[0]);
 }
+
+/// The example of docs/heuristics.md: Algorithm 1 as printed stops at the
+/// first task that does not fit; skip serves the small user once more.
+#[test]
+fn printed_online_kdf_stops_while_a_small_task_still_fits() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["cpu", "mem"],
+            "servers": [{"name": "s", "capacity": [10, 10]}],
+            "users": [{"name": "big", "demand": [6, 1]}, {"name": "small", "demand": [1, 2]}]}"#,
+    )
+    .unwrap();
+    let run_with = |on_full| {
+        run(&inst, &Heuristic::KdfOnline { k: 1, on_full })
+            .unwrap()
+            .user_tasks
+    };
+    assert_eq!(run_with(OnFull::Stop), vec![1.0, 3.0]);
+    assert_eq!(run_with(OnFull::Skip), vec![1.0, 4.0]);
+}
