@@ -85,11 +85,17 @@ pub struct Certificate {
 impl Certificate {
     /// The largest residual (the duality gap relative to max(1, |objective|)).
     pub fn worst(&self) -> f64 {
+        // Complementarity p_j |1 - load_j| and the duality gap are in units
+        // of the objective (the gap is their sum, up to stationarity), so
+        // both are relative to it: prices grow with the utilities'
+        // coefficients (at alpha = 8 with 10,000 users |objective| is
+        // 10^8 and p |1 - load| = 10^-7 is rounding, not a slack resource).
+        let scale = self.objective.abs().max(1.0);
         self.primal_infeasibility
             .max(self.negative_price)
-            .max(self.complementarity)
+            .max(self.complementarity / scale)
             .max(self.stationarity)
-            .max(self.duality_gap.abs() / self.objective.abs().max(1.0))
+            .max(self.duality_gap.abs() / scale)
     }
 }
 
@@ -290,13 +296,25 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
 /// sum_{n below its bound} e_n / q_n^2 r_n r_n^T (regularised when
 /// singular), projected onto p >= 0, with Armijo backtracking on g.
 pub fn solve_dual(pool: &Pool) -> Result<EgOutcome, BbfError> {
+    solve_dual_from(pool, None)
+}
+
+/// [`solve_dual`] started from `warm` prices (a neighbouring problem's,
+/// in a sweep) instead of uniform ones; prices of used resources that are
+/// not positive are replaced by the uniform start's.
+pub fn solve_dual_from(pool: &Pool, warm: Option<&[f64]>) -> Result<EgOutcome, BbfError> {
     let t0 = Instant::now();
     let m = pool.num_resources();
     let used = used_resources(pool);
     let nused = used.iter().filter(|&&u| u).count().max(1) as f64;
     let mut start: Vec<f64> = used
         .iter()
-        .map(|&u| if u { 1.0 / nused } else { 0.0 })
+        .enumerate()
+        .map(|(j, &u)| match (u, warm.map(|w| w[j])) {
+            (false, _) => 0.0,
+            (true, Some(v)) if v.is_finite() && v > 0.0 => v,
+            (true, _) => 1.0 / nused,
+        })
         .collect();
     // With linear terms, every uncapped bundle must cost more than its
     // linear value (else the dual is +inf there): scale the start up.

@@ -568,6 +568,29 @@ pub(crate) fn solve_one(
     mechanism: &Mech,
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Failure> {
+    let a = solve_unchecked(highs, instance, mechanism)?;
+    finish(highs, instance, mechanism, a, verify_mode)
+}
+
+/// The references of Sec. V of 002 and the verification, for an
+/// allocation however it was computed (the sweep's warm-started line).
+pub(crate) fn finish(
+    highs: &Highs,
+    instance: &Instance,
+    mechanism: &Mech,
+    mut a: leontief_core::Allocation,
+    verify_mode: VerifyMode,
+) -> Result<leontief_core::Allocation, Failure> {
+    add_references(highs, instance, &mut a, verify_mode)?;
+    a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
+    Ok(a)
+}
+
+fn solve_unchecked(
+    highs: &Highs,
+    instance: &Instance,
+    mechanism: &Mech,
+) -> Result<leontief_core::Allocation, Failure> {
     let exact = |m: &Mechanism| {
         leontief_drfh::solve(highs, instance, m, &MaxMinSettings::default()).map_err(|e| match e {
             DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
@@ -577,7 +600,7 @@ pub(crate) fn solve_one(
             },
         })
     };
-    let mut a = match mechanism {
+    let a = match mechanism {
         Mech::Exact(m) => exact(m)?,
         Mech::Bbf(kind) => bbf::solve(instance, kind)?,
         Mech::Psdsf { max_tasks } => server_based::psdsf(highs, instance, *max_tasks)?,
@@ -614,8 +637,6 @@ pub(crate) fn solve_one(
             a
         }
     };
-    add_references(highs, instance, &mut a, verify_mode)?;
-    a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
     Ok(a)
 }
 

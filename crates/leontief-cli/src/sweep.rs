@@ -9,7 +9,8 @@
 
 use crate::verify::VerifyMode;
 use crate::{
-    bad_input, parse_mechanism, resolve_normaliser, solve_one, Failure, MechParams, OnFullArg,
+    bad_input, finish, parse_mechanism, resolve_normaliser, solve_one, Failure, Mech, MechParams,
+    OnFullArg,
 };
 use leontief_core::Instance;
 use leontief_drfh::{maxmin::MaxMinSettings, Mechanism};
@@ -205,6 +206,11 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
     } else {
         indicatif::ProgressBar::hidden()
     };
+    // The alpha-fair line on one server entry: the pool is built once and
+    // each point starts from the previous point's prices; a point that does
+    // not reach `optimal` that way is solved afresh (with its fallbacks).
+    let mut line: Option<leontief_fds::LineSolver> = None;
+    let mut line_family: Option<leontief_fds::Family> = None;
     for &v in &values {
         bar.inc(1);
         let mut p = MechParams {
@@ -239,7 +245,27 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
         let solved = match parse_mechanism(&args.mechanism, &p) {
             Ok(m) => {
                 let m = resolve_normaliser(m, &p, &instance)?;
-                solve_one(highs, &instance, &m, VerifyMode::Auto)
+                let warm = match &m {
+                    Mech::Conic {
+                        family: f @ (leontief_fds::Family::Fds | leontief_fds::Family::Gfj),
+                        beta,
+                        lambda,
+                        ..
+                    } if (lambda - (1.0 - beta) / beta).abs() <= 1e-12 * lambda.abs().max(1.0) => {
+                        if line_family != Some(*f) {
+                            line = leontief_fds::LineSolver::new(&instance, *f);
+                            line_family = Some(*f);
+                        }
+                        line.as_mut()
+                            .and_then(|l| l.solve(&instance, *beta))
+                            .filter(|a| a.status == leontief_core::Status::Optimal)
+                    }
+                    _ => None,
+                };
+                match warm {
+                    Some(a) => finish(highs, &instance, &m, a, VerifyMode::Auto),
+                    None => solve_one(highs, &instance, &m, VerifyMode::Auto),
+                }
             }
             Err(f) if refused_point => Err(f),
             Err(f) => return Err(f),

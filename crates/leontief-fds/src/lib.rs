@@ -264,55 +264,95 @@ pub fn solve_alpha<B: LpBackend>(
 /// duality gap. `None` where it does not apply (several entries,
 /// placement lists, a user demanding a resource the entry lacks).
 pub fn solve_alpha_dual(instance: &Instance, family: Family, alpha: f64) -> Option<Allocation> {
-    if instance.num_entries() != 1 || instance.has_placement() {
-        return None;
+    LineSolver::new(instance, family)?.solve(instance, alpha)
+}
+
+/// The alpha-fair line on one server entry, for sweeps: the pool (the
+/// users' requests per unit and caps), omega and the weights are built
+/// once, and each point starts the projected Newton from the previous
+/// point's prices (rescaled with the coefficients). `solve_alpha_dual` is
+/// one use of it.
+pub struct LineSolver {
+    pool: leontief_bbf::Pool,
+    om: Vec<f64>,
+    w: Vec<f64>,
+    family: Family,
+    /// The previous point's prices, in unscaled coefficient units.
+    warm: Option<Vec<f64>>,
+}
+
+impl LineSolver {
+    /// `None` where the dual does not apply (several entries, placement
+    /// lists, a user demanding a resource the entry lacks).
+    pub fn new(instance: &Instance, family: Family) -> Option<LineSolver> {
+        if instance.num_entries() != 1 || instance.has_placement() {
+            return None;
+        }
+        Some(LineSolver {
+            pool: leontief_bbf::Pool::new(instance).ok()?,
+            om: omega(instance, family),
+            w: instance.users().iter().map(|u| u.weight).collect(),
+            family,
+            warm: None,
+        })
     }
-    let t0 = Instant::now();
-    let mut pool = leontief_bbf::Pool::new(instance).ok()?;
-    let om = omega(instance, family);
-    for n in 0..pool.num_users() {
-        let w = instance.users()[n].weight;
-        pool.e[n] = if alpha == 1.0 {
-            w
-        } else {
-            w * (om[n] * pool.unit[n]).powf(1.0 - alpha)
-        };
+
+    /// The member at `alpha` (> 0), warm-started after the first call.
+    pub fn solve(&mut self, instance: &Instance, alpha: f64) -> Option<Allocation> {
+        let t0 = Instant::now();
+        let pool = &mut self.pool;
+        for n in 0..pool.num_users() {
+            let w = self.w[n];
+            pool.e[n] = if alpha == 1.0 {
+                w
+            } else {
+                w * (self.om[n] * pool.unit[n]).powf(1.0 - alpha)
+            };
+        }
+        // Scale the coefficients so the largest is 1 (the maximiser does
+        // not change; prices and the dual stay well scaled for any alpha).
+        let top = pool.e.iter().copied().fold(0.0, f64::max);
+        if !(top.is_finite() && top > 0.0) {
+            return None;
+        }
+        for e in &mut pool.e {
+            *e /= top;
+        }
+        pool.alpha = alpha;
+        let warm: Option<Vec<f64>> = self
+            .warm
+            .as_ref()
+            .map(|p| p.iter().map(|v| v / top).collect());
+        let o = leontief_bbf::eg::solve_dual_from(pool, warm.as_deref()).ok()?;
+        if o.status == leontief_core::Status::Optimal {
+            self.warm = Some(o.prices.iter().map(|v| v * top).collect());
+        }
+        let family = self.family;
+        let mut a = Allocation::new(
+            instance,
+            family.name(),
+            o.status,
+            pool.split(instance, &o.x),
+        );
+        a.backend_status = Some(o.raw_status.clone());
+        a.solve_seconds = t0.elapsed().as_secs_f64();
+        a.notes.push(format!(
+            "region alpha-fair; method: projected Newton on the {} resource prices (one server entry){}, polished by {} Newton steps on the active set; duality gap {:.1e}",
+            instance.num_resources(),
+            if warm.is_some() { ", warm-started from the previous point" } else { "" },
+            o.newton_steps,
+            o.certificate.duality_gap
+        ));
+        a.objective = Some(merit(
+            &self.om,
+            &self.w,
+            &a.user_tasks,
+            alpha,
+            (1.0 - alpha) / alpha,
+            false,
+        ));
+        Some(a)
     }
-    // Scale the coefficients so the largest is 1 (the maximiser does not
-    // change; prices and the dual stay well scaled for any alpha).
-    let top = pool.e.iter().copied().fold(0.0, f64::max);
-    if !(top.is_finite() && top > 0.0) {
-        return None;
-    }
-    for e in &mut pool.e {
-        *e /= top;
-    }
-    pool.alpha = alpha;
-    let o = leontief_bbf::eg::solve_dual(&pool).ok()?;
-    let mut a = Allocation::new(
-        instance,
-        family.name(),
-        o.status,
-        pool.split(instance, &o.x),
-    );
-    a.backend_status = Some(o.raw_status.clone());
-    a.solve_seconds = t0.elapsed().as_secs_f64();
-    a.notes.push(format!(
-        "region alpha-fair; method: projected Newton on the {} resource prices (one server entry), polished by {} Newton steps on the active set; duality gap {:.1e}",
-        instance.num_resources(),
-        o.newton_steps,
-        o.certificate.duality_gap
-    ));
-    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
-    a.objective = Some(merit(
-        &om,
-        &w,
-        &a.user_tasks,
-        alpha,
-        (1.0 - alpha) / alpha,
-        false,
-    ));
-    Some(a)
 }
 
 /// Regions A and B on one server entry by the dual: the maximiser of M is

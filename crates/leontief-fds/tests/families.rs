@@ -9,7 +9,7 @@ use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::Instance;
 use leontief_fds::{
     classify, frank_wolfe_gap, frank_wolfe_gap_log, merit, omega, solve, solve_alpha,
-    solve_alpha_conic, solve_alpha_dual, solve_region_dual, Classified, Family, Region,
+    solve_alpha_conic, solve_alpha_dual, solve_region_dual, Classified, Family, LineSolver, Region,
 };
 use leontief_highs::Highs;
 use proptest::prelude::*;
@@ -122,6 +122,34 @@ proptest! {
         for s in [0.5, 0.9, 0.99] {
             let x: Vec<f64> = a.user_tasks.iter().map(|v| v * s).collect();
             prop_assert!(merit(&om, &w, &x, beta, lambda, false) <= best + 1e-9 * best.abs().max(1.0));
+        }
+    }
+
+    /// A sweep along the line warm-starts each point from the previous
+    /// prices: every optimal point is first-order optimal on its own (an LP
+    /// on HiGHS, from the output alone) and equals the cold solve.
+    #[test]
+    fn warm_started_line_points_are_the_cold_ones(
+        inst in instance(Shape { max_servers: 1, placement: false, ..Shape::default() }),
+        gfj in any::<bool>(),
+    ) {
+        prop_assume!(runnable(&inst));
+        let family = if gfj { Family::Gfj } else { Family::Fds };
+        let Some(mut line) = LineSolver::new(&inst, family) else { return Ok(()) };
+        for alpha in [0.5, 0.75, 1.0, 1.5, 2.0, 3.0] {
+            let Some(w) = line.solve(&inst, alpha) else { continue };
+            if w.status != leontief_core::Status::Optimal {
+                continue; // the sweep then solves the point afresh
+            }
+            let gap = if alpha == 1.0 {
+                frank_wolfe_gap_log(&Highs::default(), &inst, &w.user_tasks).unwrap()
+            } else {
+                frank_wolfe_gap(&Highs::default(), &inst, family, &w.user_tasks, alpha, (1.0 - alpha) / alpha).unwrap()
+            };
+            prop_assert!(gap <= 1e-8, "alpha {alpha}: Frank-Wolfe gap {gap}");
+            if let Some(c) = solve_alpha_dual(&inst, family, alpha).filter(|c| c.status == leontief_core::Status::Optimal) {
+                prop_assert!(close(&w.user_tasks, &c.user_tasks, 1e-7), "alpha {alpha}: {:?} vs {:?}", w.user_tasks, c.user_tasks);
+            }
         }
     }
 
@@ -281,4 +309,55 @@ fn regions_and_refusals() {
         "{:?}",
         a.notes
     );
+}
+
+/// 10,000 users on one pool at alpha = 8 (GFJ): |objective| is about 10^8
+/// and prices are large, so p_j |1 - load_j| = 10^-7 is rounding. The
+/// dual's certificate measures complementarity relative to the objective
+/// (it was absolute, and these points ended `reduced_accuracy` or
+/// `numerical_failure`); the Frank-Wolfe gap, computed from the output
+/// alone, confirms the optimum.
+#[test]
+fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
+    let (n, m) = (10_000usize, 4usize);
+    let mut state = 11u64;
+    let mut uniform = || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let users: Vec<String> = (0..n)
+        .map(|j| {
+            let d: Vec<String> = (0..m)
+                .map(|_| format!("{}", 0.1 + 0.9 * uniform()))
+                .collect();
+            format!(r#"{{"name": "u{j}", "demand": [{}]}}"#, d.join(", "))
+        })
+        .collect();
+    let json = format!(
+        r#"{{"resources": ["a", "b", "c", "d"], "servers": [{{"name": "pool", "capacity": [1000, 1000, 1000, 1000]}}], "users": [{}]}}"#,
+        users.join(", ")
+    );
+    let inst = Instance::from_json_str(&json).unwrap();
+    let mut line = LineSolver::new(&inst, Family::Gfj).unwrap();
+    for alpha in [4.0, 6.0, 8.0] {
+        let a = line.solve(&inst, alpha).unwrap();
+        assert_eq!(
+            a.status,
+            leontief_core::Status::Optimal,
+            "alpha {alpha}: {:?}",
+            a.backend_status
+        );
+        let gap = frank_wolfe_gap(
+            &Highs::default(),
+            &inst,
+            Family::Gfj,
+            &a.user_tasks,
+            alpha,
+            (1.0 - alpha) / alpha,
+        )
+        .unwrap();
+        assert!(gap <= 1e-8, "alpha {alpha}: Frank-Wolfe gap {gap}");
+    }
 }
