@@ -195,6 +195,10 @@ enum Repro {
     /// random server draws.
     #[command(name = "sim-fig4")]
     SimFig4(simulate::Fig4Args),
+    /// Figs. 15-16 of 002: FDS or GFJ fairness-efficiency points over a
+    /// (beta, lambda) grid, one contour per capacity of a resource (CSV).
+    #[command(name = "fds-contours")]
+    FdsContours(repro::ContoursArgs),
 }
 
 /// `--algorithm` values.
@@ -772,6 +776,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Repro::BbfTable1(args) => bbf::table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
             Repro::SimFig4(args) => simulate::fig4_cmd(&args),
+            Repro::FdsContours(args) => repro::fds_contours(&args),
         },
         Command::Sweep { instance, args } => {
             let highs = backend(None, AlgorithmArg::Auto)?;

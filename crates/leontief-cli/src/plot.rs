@@ -7,7 +7,8 @@
 //! | shares | `simulate` JSON | Fig. 4 of 000: each user's global dominant share over time |
 //! | jct-cdf | `simulate` JSON (one or more) | Fig. 6a of 000: CDF of job completion times |
 //! | completion | two `simulate` JSON, or one run with `--dedicated` | Fig. 7 (first run against the second) and Fig. 8 (dedicated against shared) of 000; bubble radius logarithmic in the tasks submitted |
-//! | tradeoff | `sweep` CSV | Fig. 13-16 of 002: percent fairness and efficiency against the parameter |
+//! | tradeoff | `sweep` CSV | Figs. 13-14 of 002: percent fairness and efficiency against the parameter |
+//! | contours | `repro fds-contours` CSV | Figs. 15-16 of 002: efficiency against fairness over a (beta, lambda) grid, one colour per capacity |
 //!
 //! Text is set in DejaVu Sans, bundled (assets/, Bitstream Vera licence),
 //! so PNGs need no system fonts.
@@ -48,6 +49,8 @@ pub enum Kind {
     Completion,
     /// Percent fairness and efficiency against the swept parameter.
     Tradeoff,
+    /// Efficiency against fairness, one point set per capacity.
+    Contours,
 }
 
 enum Style {
@@ -69,6 +72,8 @@ struct Figure {
     series: Vec<Series>,
     /// Draw y = x (completion plots).
     diagonal: bool,
+    /// Start the y axis at zero.
+    y_from_zero: bool,
 }
 
 fn read_json(p: &Path) -> Result<Value, Failure> {
@@ -138,6 +143,7 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                 y_label: "utilisation (%)".into(),
                 series,
                 diagonal: false,
+                y_from_zero: true,
             }
         }
         Kind::Shares => {
@@ -167,6 +173,7 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                 y_label: "global dominant share (%)".into(),
                 series,
                 diagonal: false,
+                y_from_zero: true,
             }
         }
         Kind::JctCdf => {
@@ -199,6 +206,7 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                 y_label: "fraction of completed jobs".into(),
                 series,
                 diagonal: false,
+                y_from_zero: true,
             }
         }
         Kind::Completion => {
@@ -270,6 +278,63 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                     style: Style::Bubbles(pairs.iter().map(|p| p.2).collect()),
                 }],
                 diagonal: true,
+                y_from_zero: true,
+            }
+        }
+        Kind::Contours => {
+            let p = &args.results[0];
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| bad_input(format!("{}: {e}", p.display())))?;
+            let mut lines = text.lines();
+            let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+            if header.first() != Some(&"capacity") || !header.contains(&"percent_efficiency") {
+                return Err(bad_input(format!(
+                    "{}: not a `leontief repro fds-contours` CSV",
+                    p.display()
+                )));
+            }
+            let col = |name: &str| header.iter().position(|h| *h == name);
+            let (cf, ce, cs) = (
+                col("percent_fairness").unwrap_or(4),
+                col("percent_efficiency").unwrap_or(5),
+                col("status").unwrap_or(3),
+            );
+            let mut series: Vec<Series> = Vec::new();
+            for l in lines {
+                let f: Vec<&str> = l.split(',').collect();
+                if f.get(cs)
+                    .is_some_and(|s| !matches!(*s, "optimal" | "reduced_accuracy"))
+                {
+                    continue;
+                }
+                let (Some(fair), Some(eff)) = (
+                    f.get(cf).and_then(|x| x.parse::<f64>().ok()),
+                    f.get(ce).and_then(|x| x.parse::<f64>().ok()),
+                ) else {
+                    continue;
+                };
+                let label = format!("capacity {}", f[0]);
+                match series.iter_mut().find(|s| s.label == label) {
+                    Some(s) => {
+                        s.points.push((fair, eff));
+                        if let Style::Bubbles(r) = &mut s.style {
+                            r.push(3);
+                        }
+                    }
+                    None => series.push(Series {
+                        label,
+                        points: vec![(fair, eff)],
+                        style: Style::Bubbles(vec![3]),
+                    }),
+                }
+            }
+            Figure {
+                title: title("Fairness-efficiency tradeoffs per capacity".into()),
+                x_label: "percent fairness (vs DRF)".into(),
+                y_label: "percent efficiency (vs NFC)".into(),
+                series,
+                diagonal: false,
+                y_from_zero: false,
             }
         }
         Kind::Tradeoff => {
@@ -315,6 +380,7 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                 y_label: "percent".into(),
                 series,
                 diagonal: false,
+                y_from_zero: true,
             }
         }
     })
@@ -350,7 +416,7 @@ fn bounds(f: &Figure) -> ((f64, f64), (f64, f64)) {
         let w = (b - a).abs().max(1e-9);
         (a - 0.02 * w, b + 0.05 * w)
     };
-    let y = pad(y0.min(0.0), y1);
+    let y = pad(if f.y_from_zero { y0.min(0.0) } else { y0 }, y1);
     (pad(x0, x1), y)
 }
 

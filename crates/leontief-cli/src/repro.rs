@@ -108,3 +108,148 @@ pub fn fds_prop2(args: &Prop2Args) -> Result<(), Failure> {
     }
     Ok(())
 }
+
+/// `repro fds-contours` arguments.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ContoursArgs {
+    /// The instance (default: the Sec. V example of 002).
+    #[arg(long, default_value = "datasets/paper-examples/joewong-sec5-drf.json")]
+    pub instance: std::path::PathBuf,
+    /// fds or gfj.
+    #[arg(long, default_value = "fds")]
+    pub family: String,
+    /// The resource whose capacity expands (a name).
+    #[arg(long, default_value = "mem")]
+    pub resource: String,
+    /// Its capacities, comma-separated (default: 4 GB to 25 GB with 6 sqrt 3
+    /// and 11.25, the no-tradeoff points of Prop. 7 for FDS and GFJ).
+    #[arg(long, default_value = "4,6,8,10.392304845413264,11.25,15,20,25")]
+    pub capacities: String,
+    /// beta values: evenly spaced over (-5, 5), ends excluded.
+    #[arg(long, default_value_t = 40)]
+    pub betas: usize,
+    /// lambda values per beta, evenly spaced over the figure's range
+    /// ((0.01, 1.91) for beta < 0; (0.005, 0.955) x (1/beta - 2) for beta > 0).
+    #[arg(long, default_value_t = 12)]
+    pub lambdas: usize,
+    /// The CSV to write (capacity, beta, lambda, status, percent fairness,
+    /// percent efficiency); plot it with `leontief plot CSV --kind contours`.
+    #[arg(long)]
+    pub csv: std::path::PathBuf,
+}
+
+/// Figs. 15-16 of 002: the (fairness, efficiency) points attained by FDS or
+/// GFJ over a (beta, lambda) grid, one contour per capacity of a resource.
+/// Percent fairness is against DRF (exact DRFH, one server) and percent
+/// efficiency against NFC, both on the instance with that capacity.
+pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
+    use std::io::Write;
+    let family = match args.family.as_str() {
+        "fds" => leontief_fds::Family::Fds,
+        "gfj" => leontief_fds::Family::Gfj,
+        f => return Err(bad_input(format!("--family {f}: use fds or gfj"))),
+    };
+    if args.betas < 2 || args.lambdas < 1 {
+        return Err(bad_input("--betas must be >= 2 and --lambdas >= 1"));
+    }
+    let base = crate::load(&args.instance)?;
+    let r = base
+        .resources()
+        .iter()
+        .position(|x| *x == args.resource)
+        .ok_or_else(|| {
+            bad_input(format!(
+                "--resource {}: not a resource of the instance ({})",
+                args.resource,
+                base.resources().join(", ")
+            ))
+        })?;
+    let capacities: Vec<f64> = args
+        .capacities
+        .split(',')
+        .map(|v| {
+            v.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|c| c.is_finite() && *c > 0.0)
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            bad_input(format!(
+                "--capacities {}: positive numbers, comma-separated",
+                args.capacities
+            ))
+        })?;
+    let highs = crate::backend(None, crate::AlgorithmArg::Auto)?;
+    let clarabel = leontief_clarabel::Clarabel::default();
+    let mut out = std::fs::File::create(&args.csv)
+        .map_err(|e| bad_input(format!("--csv {}: {e}", args.csv.display())))?;
+    let io = |e: std::io::Error| Failure {
+        code: 1,
+        message: format!("writing {}: {e}", args.csv.display()),
+    };
+    writeln!(
+        out,
+        "capacity,beta,lambda,status,percent_fairness,percent_efficiency"
+    )
+    .map_err(io)?;
+    let t0 = std::time::Instant::now();
+    let (mut solved, mut refused) = (0usize, 0usize);
+    for &c in &capacities {
+        let mut raw = base.to_raw();
+        for s in &mut raw.servers {
+            s.capacity[r] = c;
+        }
+        let inst = leontief_core::Instance::new(raw)
+            .map_err(|e| bad_input(format!("capacity {c}: {e}")))?;
+        let refs = crate::sweep::References::compute(&highs, &inst)?;
+        let (mut best_f, mut best_e) = (0.0f64, 0.0f64);
+        for bi in 0..args.betas {
+            let beta = -5.0 + 10.0 * (bi as f64 + 0.5) / args.betas as f64;
+            for li in 0..args.lambdas {
+                let u = (li as f64 + 0.5) / args.lambdas as f64;
+                let lambda = if beta < 0.0 {
+                    0.01 + 1.9 * u
+                } else {
+                    (0.005 + 0.95 * u) * (1.0 / beta - 2.0)
+                };
+                let a = match leontief_fds::solve(&clarabel, &inst, family, beta, lambda) {
+                    Ok(a) => a,
+                    Err(leontief_fds::FdsError::Refused(_)) => {
+                        refused += 1;
+                        continue;
+                    }
+                    Err(e) => {
+                        return Err(Failure {
+                            code: 1,
+                            message: format!("beta {beta}, lambda {lambda}: {e}"),
+                        })
+                    }
+                };
+                solved += 1;
+                let min = a
+                    .metrics
+                    .normalised_shares
+                    .iter()
+                    .copied()
+                    .fold(f64::INFINITY, f64::min);
+                let (f, e) = (
+                    refs.percent_fairness(min),
+                    refs.percent_efficiency(a.metrics.total_tasks),
+                );
+                if a.status.has_solution() {
+                    best_f = best_f.max(f);
+                    best_e = best_e.max(e.min(100.0 + 1e-9));
+                }
+                writeln!(out, "{c},{beta},{lambda},{},{f},{e}", a.status).map_err(io)?;
+            }
+        }
+        eprintln!("capacity {c}: fairness up to {best_f:.2}%, efficiency up to {best_e:.2}%");
+    }
+    eprintln!(
+        "{solved} points solved, {refused} refused (degenerate or scale-free parameters), {:.1} s; wrote {}",
+        t0.elapsed().as_secs_f64(),
+        args.csv.display()
+    );
+    Ok(())
+}

@@ -227,3 +227,58 @@ fn every_mechanism_reports_percent_fairness_and_efficiency() {
     let quiet = run("drfh", &["--verify", "never"]);
     assert!(quiet["gap"].is_null());
 }
+
+/// Figs. 15-16 of 002: at the capacities of Prop. 7 the contour collapses
+/// to one point: FDS at RAM 6 sqrt 3 is 100% fair and 100% efficient for
+/// every (beta, lambda); GFJ at 11.25 is 100% efficient for every one.
+/// Elsewhere there is a tradeoff.
+#[test]
+fn fds_contours_collapse_at_the_prop7_capacities() {
+    let run = |family: &str, capacity: &str| -> Vec<(f64, f64)> {
+        let csv = std::env::temp_dir().join(format!(
+            "leontief-contours-{}-{family}-{}.csv",
+            std::process::id(),
+            capacity.replace('.', "_")
+        ));
+        let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
+            .args(["repro", "fds-contours", "--family", family])
+            .args(["--capacities", capacity, "--betas", "6", "--lambdas", "3"])
+            .arg("--instance")
+            .arg(case("joewong-sec5-drf.json"))
+            .arg("--csv")
+            .arg(&csv)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&csv).unwrap();
+        assert!(
+            column(&text, "status").iter().all(|s| s == "optimal"),
+            "{text}"
+        );
+        let f = column(&text, "percent_fairness");
+        let e = column(&text, "percent_efficiency");
+        f.iter()
+            .zip(&e)
+            .map(|(a, b)| (a.parse().unwrap(), b.parse().unwrap()))
+            .collect()
+    };
+    let fds = run("fds", "10.392304845413264");
+    assert!(!fds.is_empty());
+    for (f, e) in &fds {
+        assert!(
+            (f - 100.0).abs() < 1e-4 && (e - 100.0).abs() < 1e-4,
+            "{f} {e}"
+        );
+    }
+    for (_, e) in run("gfj", "11.25") {
+        assert!((e - 100.0).abs() < 1e-4, "{e}");
+    }
+    let spread = run("fds", "4");
+    let lo = spread.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    assert!(lo < 90.0, "a tradeoff at 4 GB: {spread:?}");
+}
