@@ -136,12 +136,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         let t0 = Instant::now();
         let a = solve_one(&highs, &inst, &mech, VerifyMode::Auto)?;
         let secs = t0.elapsed().as_secs_f64();
-        let min_share = a
-            .metrics
-            .normalised_shares
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min);
+        let min_share = a.metrics.min_normalised_share();
         let rounds = a.frozen_round.as_ref().map_or("-".to_string(), |r| {
             r.iter().max().unwrap_or(&0).to_string()
         });

@@ -674,12 +674,7 @@ fn add_references(
         instance
     };
     let refs = sweep::References::compute(highs, reference_instance)?;
-    let min = a
-        .metrics
-        .normalised_shares
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min);
+    let min = a.metrics.min_normalised_share();
     let mut block = serde_json::json!({
         "percent_fairness": refs.percent_fairness(min),
         "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),

@@ -282,28 +282,17 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
             }
         }
         Kind::Contours => {
-            let p = &args.results[0];
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| bad_input(format!("{}: {e}", p.display())))?;
-            let mut lines = text.lines();
-            let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-            if header.first() != Some(&"capacity") || !header.contains(&"percent_efficiency") {
-                return Err(bad_input(format!(
-                    "{}: not a `leontief repro fds-contours` CSV",
-                    p.display()
-                )));
-            }
-            let col = |name: &str| header.iter().position(|h| *h == name);
-            let (cf, ce, cs) = (
-                col("percent_fairness").unwrap_or(4),
-                col("percent_efficiency").unwrap_or(5),
-                col("status").unwrap_or(3),
+            let t = Table::read(&args.results[0], "leontief repro fds-contours")?;
+            let (c0, cf, ce, cs) = (
+                t.col("capacity")?,
+                t.col("percent_fairness")?,
+                t.col("percent_efficiency")?,
+                t.col("status")?,
             );
             let mut series: Vec<Series> = Vec::new();
-            for l in lines {
-                let f: Vec<&str> = l.split(',').collect();
+            for f in &t.rows {
                 if f.get(cs)
-                    .is_some_and(|s| !matches!(*s, "optimal" | "reduced_accuracy"))
+                    .is_some_and(|s| !matches!(s.as_str(), "optimal" | "reduced_accuracy"))
                 {
                     continue;
                 }
@@ -313,7 +302,7 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
                 ) else {
                     continue;
                 };
-                let label = format!("capacity {}", f[0]);
+                let label = format!("capacity {}", f[c0]);
                 match series.iter_mut().find(|s| s.label == label) {
                     Some(s) => {
                         s.points.push((fair, eff));
@@ -338,28 +327,16 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
             }
         }
         Kind::Tradeoff => {
-            let p = &args.results[0];
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| bad_input(format!("{}: {e}", p.display())))?;
-            let mut lines = text.lines();
-            let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-            let col = |name: &str| {
-                header.iter().position(|h| *h == name).ok_or_else(|| {
-                    bad_input(format!(
-                        "{}: not a `leontief sweep` CSV (no column {name})",
-                        p.display()
-                    ))
-                })
-            };
+            let t = Table::read(&args.results[0], "leontief sweep")?;
             let (cp, cv, cf, ce) = (
-                col("parameter")?,
-                col("value")?,
-                col("percent_fairness")?,
-                col("percent_efficiency")?,
+                t.col("parameter")?,
+                t.col("value")?,
+                t.col("percent_fairness")?,
+                t.col("percent_efficiency")?,
             );
-            let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+            let rows = &t.rows;
             let param = rows.first().map(|r| r[cp].to_string()).unwrap_or_default();
-            let get = |r: &Vec<&str>, c: usize| r.get(c).and_then(|x| x.parse::<f64>().ok());
+            let get = |r: &Vec<String>, c: usize| r.get(c).and_then(|x| x.parse::<f64>().ok());
             let series = [
                 ("percent fairness (vs DRF)", cf),
                 ("percent efficiency (vs NFC)", ce),
@@ -384,6 +361,40 @@ fn figure(args: &PlotArgs) -> Result<Figure, Failure> {
             }
         }
     })
+}
+
+/// A CSV written by leontief (no quoted commas): its header and rows.
+struct Table {
+    path: PathBuf,
+    what: &'static str,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn read(p: &Path, what: &'static str) -> Result<Table, Failure> {
+        let text =
+            std::fs::read_to_string(p).map_err(|e| bad_input(format!("{}: {e}", p.display())))?;
+        let mut lines = text.lines();
+        let split = |l: &str| l.split(',').map(str::to_string).collect::<Vec<_>>();
+        let header = split(lines.next().unwrap_or(""));
+        Ok(Table {
+            path: p.to_path_buf(),
+            what,
+            header,
+            rows: lines.map(split).collect(),
+        })
+    }
+
+    fn col(&self, name: &str) -> Result<usize, Failure> {
+        self.header.iter().position(|h| h == name).ok_or_else(|| {
+            bad_input(format!(
+                "{}: not a `{}` CSV (no column {name})",
+                self.path.display(),
+                self.what
+            ))
+        })
+    }
 }
 
 fn bounds(f: &Figure) -> ((f64, f64), (f64, f64)) {

@@ -227,12 +227,7 @@ pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
                     }
                 };
                 solved += 1;
-                let min = a
-                    .metrics
-                    .normalised_shares
-                    .iter()
-                    .copied()
-                    .fold(f64::INFINITY, f64::min);
+                let min = a.metrics.min_normalised_share();
                 let (f, e) = (
                     refs.percent_fairness(min),
                     refs.percent_efficiency(a.metrics.total_tasks),

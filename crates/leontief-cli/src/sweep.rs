@@ -46,12 +46,7 @@ impl References {
                 }
             })?;
         Ok(References {
-            fairness: drfh
-                .metrics
-                .normalised_shares
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min),
+            fairness: drfh.metrics.min_normalised_share(),
             efficiency: nfc.metrics.total_tasks,
         })
     }
@@ -280,11 +275,7 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
                 a.user_tasks.clone(),
                 a.metrics.unused_capacity.clone(),
                 a.metrics.utilisation.clone(),
-                a.metrics
-                    .normalised_shares
-                    .iter()
-                    .copied()
-                    .fold(f64::INFINITY, f64::min),
+                a.metrics.min_normalised_share(),
                 a.metrics.total_tasks,
             ),
             // A refused point (e.g. degenerate parameters) stays in the table, empty.

@@ -118,6 +118,15 @@ impl Allocation {
 }
 
 impl Metrics {
+    /// The smallest weighted (normalised) dominant share: the max-min
+    /// level, and the numerator of percent fairness (Sec. V of 002).
+    pub fn min_normalised_share(&self) -> f64 {
+        self.normalised_shares
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Metrics of the allocation `tasks[n][i]` on `instance`.
     pub fn compute(instance: &Instance, tasks: &[Vec<f64>]) -> Metrics {
         let m = instance.num_resources();

@@ -324,13 +324,7 @@ pub fn naive_drf(instance: &Instance) -> Allocation {
     }
     let mut a = Allocation::new(instance, "naive-drf", Status::Optimal, tasks);
     a.solve_seconds = t0.elapsed().as_secs_f64();
-    a.objective = Some(
-        a.metrics
-            .normalised_shares
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min),
-    );
+    a.objective = Some(a.metrics.min_normalised_share());
     a.notes.push(
         "per-server DRF: DRF inside each server separately (000, Sec. III-D); objective is the \
          smallest global normalised dominant share"

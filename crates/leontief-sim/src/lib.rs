@@ -659,13 +659,7 @@ pub struct Gap {
 
 /// Compare `heuristic` with `exact` on `instance`.
 pub fn gap(instance: &Instance, heuristic: &Allocation, exact: &Allocation) -> Gap {
-    let min = |a: &Allocation| {
-        a.metrics
-            .normalised_shares
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min)
-    };
+    let min = |a: &Allocation| a.metrics.min_normalised_share();
     let ratio = |a: f64, b: f64| {
         if b > 0.0 {
             a / b

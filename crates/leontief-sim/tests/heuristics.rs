@@ -93,6 +93,18 @@ fn naive_best_fit(inst: &Instance, r0: usize) -> (Vec<u64>, Vec<Vec<f64>>) {
     (count, per_entry)
 }
 
+/// Best-Fit with normaliser `r0` (modulo the resources) places every task
+/// where the naive scan does, server entry by server entry.
+fn same_as_naive(inst: &Instance, r0: usize) -> Result<(), TestCaseError> {
+    let r0 = r0 % inst.num_resources();
+    let a = run(inst, &Heuristic::BestFit { normaliser: r0 }).unwrap();
+    let (naive, per_entry) = naive_best_fit(inst, r0);
+    let got: Vec<u64> = a.user_tasks.iter().map(|&x| x as u64).collect();
+    prop_assert_eq!(got, naive);
+    prop_assert_eq!(&a.tasks, &per_entry);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config(256))]
 
@@ -147,13 +159,7 @@ proptest! {
 
     #[test]
     fn grouped_best_fit_decides_like_a_naive_scan(inst in instance(Shape::default()), r0 in 0usize..3) {
-        let inst = roomy(&inst, 4.0);
-        let r0 = r0 % inst.num_resources();
-        let a = run(&inst, &Heuristic::BestFit { normaliser: r0 }).unwrap();
-        let (naive, per_entry) = naive_best_fit(&inst, r0);
-        let got: Vec<u64> = a.user_tasks.iter().map(|&x| x as u64).collect();
-        prop_assert_eq!(got, naive);
-        prop_assert_eq!(&a.tasks, &per_entry);
+        same_as_naive(&roomy(&inst, 4.0), r0)?;
     }
 
     /// Two resources and no placement lists: Best-Fit's ordered ratio index
@@ -164,13 +170,7 @@ proptest! {
         r0 in 0usize..2,
         scale in 3.0f64..12.0,
     ) {
-        let inst = roomy(&inst, scale);
-        let r0 = r0 % inst.num_resources();
-        let a = run(&inst, &Heuristic::BestFit { normaliser: r0 }).unwrap();
-        let (naive, per_entry) = naive_best_fit(&inst, r0);
-        let got: Vec<u64> = a.user_tasks.iter().map(|&x| x as u64).collect();
-        prop_assert_eq!(got, naive);
-        prop_assert_eq!(&a.tasks, &per_entry);
+        same_as_naive(&roomy(&inst, scale), r0)?;
     }
 
     #[test]
