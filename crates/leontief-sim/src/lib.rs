@@ -182,7 +182,7 @@ impl Groups {
 /// server is farther than the best one that fits. Same H, same ties (lowest
 /// index) as the scan, found in O(log k) per placement when the servers
 /// near a_i have room.
-struct RatioIndex {
+pub(crate) struct RatioIndex {
     /// by_r0[r0]: (b_l bits, l) with b_l computed for that r0.
     by_r0: [BTreeSet<(u64, usize)>; 2],
 }
@@ -198,15 +198,18 @@ impl RatioIndex {
         }
     }
     fn usable(p: &GreedyProblem) -> bool {
-        p.pool.len() == 2
-            && p.pool.iter().all(|c| *c > 0.0)
-            && p.allowed.iter().all(|a| a.iter().all(|x| *x))
+        Self::applies(&p.pool) && p.allowed.iter().all(|a| a.iter().all(|x| *x))
     }
-    fn new(p: &GreedyProblem, remaining: &[Vec<f64>]) -> Self {
+    /// Two resources, both present in the pool.
+    pub(crate) fn applies(pool: &[f64]) -> bool {
+        pool.len() == 2 && pool.iter().all(|c| *c > 0.0)
+    }
+    /// The index of the servers' remaining capacities `remaining`.
+    pub(crate) fn new<'a>(pool: &[f64], remaining: impl Iterator<Item = &'a [f64]>) -> Self {
         let mut by_r0 = [BTreeSet::new(), BTreeSet::new()];
-        for (r0, set) in by_r0.iter_mut().enumerate() {
-            for (j, rem) in remaining.iter().enumerate() {
-                set.insert((Self::b(rem, &p.pool, r0).to_bits(), j));
+        for (j, rem) in remaining.enumerate() {
+            for (r0, set) in by_r0.iter_mut().enumerate() {
+                set.insert((Self::b(rem, pool, r0).to_bits(), j));
             }
         }
         RatioIndex { by_r0 }
@@ -214,7 +217,14 @@ impl RatioIndex {
     /// Server j went from `before` to `after`; it leaves the index when it
     /// is `dead` (no task of any user can fit there any more: capacity only
     /// shrinks).
-    fn moved(&mut self, j: usize, pool: &[f64], before: &[f64], after: &[f64], dead: bool) {
+    pub(crate) fn moved(
+        &mut self,
+        j: usize,
+        pool: &[f64],
+        before: &[f64],
+        after: &[f64],
+        dead: bool,
+    ) {
         for (r0, set) in self.by_r0.iter_mut().enumerate() {
             set.remove(&(Self::b(before, pool, r0).to_bits(), j));
             if !dead {
@@ -223,7 +233,7 @@ impl RatioIndex {
         }
     }
     /// The server with the least H (ties: lowest index) where `fits`.
-    fn best(
+    pub(crate) fn best(
         &self,
         d: &[f64],
         pool: &[f64],
@@ -291,7 +301,8 @@ pub fn greedy(
     // First-Fit: a server that cannot hold a task of user n never will.
     let mut first = vec![0usize; nu];
     let best_fit = matches!(placement, Placement::BestFit { .. });
-    let mut ratio = (best_fit && RatioIndex::usable(p)).then(|| RatioIndex::new(p, &remaining));
+    let mut ratio = (best_fit && RatioIndex::usable(p))
+        .then(|| RatioIndex::new(&p.pool, remaining.iter().map(Vec::as_slice)));
     let mut groups = (best_fit && ratio.is_none()).then(|| Groups::new(p, &remaining));
     let least: Vec<f64> = (0..p.pool.len())
         .map(|r| p.demand.iter().map(|d| d[r]).fold(f64::INFINITY, f64::min))
