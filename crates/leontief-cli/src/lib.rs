@@ -56,7 +56,8 @@ Config (JSON; paths relative to its folder):
                             \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
              {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
   scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh
-  horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed
+  horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed,
+  weights ({\"user name\": w}, default 1)
 Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";
 
 #[derive(Parser)]

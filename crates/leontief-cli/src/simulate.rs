@@ -22,7 +22,8 @@
 //! * `scheduler`: first-fit, best-fit (with `normaliser`, a resource
 //!   name), slots (with `slots`), or drfh (exact, divisible tasks);
 //! * `horizon`, `sample_interval` (seconds), `dedicated` (also run each
-//!   user on its dedicated cloud, Fig. 8), `dedicated_seed`.
+//!   user on its dedicated cloud, Fig. 8), `dedicated_seed`, `weights`
+//!   (`{"user name": w}`: weighted shares order the users; default 1).
 use crate::{bad_input, Failure};
 use anyhow::Context;
 use leontief_highs::Highs;
@@ -103,6 +104,9 @@ struct Config {
     dedicated: bool,
     #[serde(default = "one")]
     dedicated_seed: u64,
+    /// Weights by user name (default 1), for any workload.
+    #[serde(default)]
+    weights: std::collections::BTreeMap<String, f64>,
 }
 
 fn default_scheduler() -> String {
@@ -215,6 +219,24 @@ pub fn load(args: &SimulateArgs) -> Result<Loaded, Failure> {
         WorkloadSpec::Users(u) => workload::explicit(&cluster.resources, &u),
     }
     .map_err(|e| bad_input(e.to_string()))?;
+    let mut workload = workload;
+    for (user, w) in &c.weights {
+        let n = workload
+            .users
+            .iter()
+            .position(|u| u == user)
+            .ok_or_else(|| {
+                bad_input(format!(
+                    "weights.{user}: no user of that name in the workload"
+                ))
+            })?;
+        if !(w.is_finite() && *w > 0.0) {
+            return Err(bad_input(format!(
+                "weights.{user} must be finite and > 0 (got {w})"
+            )));
+        }
+        workload.weights[n] = *w;
+    }
     let name = args.scheduler.as_deref().unwrap_or(&c.scheduler);
     let slots = args.slots.or(c.slots);
     let scheduler = parse_scheduler(name, slots, c.normaliser.as_deref(), &cluster.resources)?;

@@ -137,6 +137,10 @@ fn bad_configs_name_the_field_and_exit_2() {
             r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"trace": "missing.csv"}}"#,
             "missing.csv",
         ),
+        (
+            r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": []}, "weights": {"bob": 2}}"#,
+            "weights.bob: no user",
+        ),
     ];
     for (i, (text, expected)) in cases.iter().enumerate() {
         let p = dir.join(format!("bad{i}.json"));
@@ -252,4 +256,26 @@ fn every_plot_kind_draws_with_labelled_axes() {
         Some(2),
         "a run without dedicated clouds, alone: {err}"
     );
+}
+
+/// A weight doubles a user's entitlement: with two identical users on a
+/// saturated cluster, the one with weight 2 holds about twice the share.
+#[test]
+fn weights_in_the_config_order_the_users() {
+    let dir = std::env::temp_dir().join(format!("leontief-simw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("w.json");
+    std::fs::write(
+        &p,
+        r#"{"cluster": {"google": {"servers": 20, "seed": 3}},
+            "workload": {"users": [
+              {"name": "a", "demand": [0.05, 0.05], "jobs": [{"submit": 0, "tasks": 1000, "duration": 100}]},
+              {"name": "b", "demand": [0.05, 0.05], "jobs": [{"submit": 0, "tasks": 1000, "duration": 100}]}]},
+            "weights": {"b": 2}, "horizon": 50, "sample_interval": 10}"#,
+    )
+    .unwrap();
+    let r = simulate(&p, &[]);
+    let s = r["shares"].as_array().unwrap().last().unwrap();
+    let (a, b) = (s[0].as_f64().unwrap(), s[1].as_f64().unwrap());
+    assert!((b / a - 2.0).abs() < 0.1, "{a} {b}");
 }
