@@ -316,22 +316,44 @@ pub fn solve_dual_from(pool: &Pool, warm: Option<&[f64]>) -> Result<EgOutcome, B
             (true, _) => 1.0 / nused,
         })
         .collect();
-    // With linear terms, every uncapped bundle must cost more than its
-    // linear value (else the dual is +inf there): scale the start up.
     let (_, q0) = primal_of(pool, &start);
+    // From warm prices (a neighbouring optimum) the polish alone usually
+    // certifies (a few Newton steps on the active set); the descent runs
+    // only when it does not. Warm prices must price every uncapped bundle
+    // above its linear value, as they are: scaling them up by even 1e-6
+    // moves the basis users' bundles (priced within 1e-10 of their linear
+    // value) far off and empties the polish's active set.
+    let valid = (0..pool.num_users()).all(|n| pool.ub[n].is_finite() || q0[n] > pool.lin(n));
+    let early = match warm {
+        Some(_) if valid => {
+            let (x, _) = primal_of(pool, &start);
+            polish(pool, &x, &start)
+        }
+        _ => None,
+    };
+    // With linear terms, every uncapped bundle must cost more than its
+    // linear value (else the dual is +inf there): scale the descent's
+    // start up (from warm prices only just enough).
+    let margin = if warm.is_some() { 1.0 + 1e-6 } else { 2.0 };
     let factor = (0..pool.num_users())
         .filter(|&n| pool.ub[n].is_infinite() && q0[n] > 0.0)
-        .map(|n| 2.0 * pool.lin(n) / q0[n])
+        .map(|n| margin * pool.lin(n) / q0[n])
         .fold(1.0, f64::max);
     for v in &mut start {
         *v *= factor;
     }
-    let (p, iterations, converged) = dual_descent(pool, start);
+    let (p, iterations, converged) = match &early {
+        Some(z) => (z.p.clone(), 0, true),
+        None => dual_descent(pool, start),
+    };
     debug_assert_eq!(p.len(), m);
     let (x, _) = primal_of(pool, &p);
     let solve_seconds = t0.elapsed().as_secs_f64();
     let t1 = Instant::now();
-    let polished = polish(pool, &x, &p);
+    let polished = match early {
+        Some(z) => Some(z),
+        None => polish(pool, &x, &p),
+    };
     let polish_seconds = t1.elapsed().as_secs_f64();
     let (x, p, ok, steps) = match polished {
         Some(z) => (z.x, z.p, true, z.steps),
@@ -436,7 +458,11 @@ fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
         // Armijo on g along the projected path.
         let mut t = 1.0;
         let mut moved = false;
-        while t > 1e-14 {
+        // Near the optimum a Newton step that must be cut many times is at
+        // the resolution of g: hand over to the polish rather than spend
+        // 40 more evaluations of g finding that out.
+        let shortest = if kkt < 1e-6 { 1e-3 } else { 1e-14 };
+        while t > shortest {
             let mut trial = p.clone();
             for (a, &j) in free.iter().enumerate() {
                 trial[j] = (p[j] + t * dir[a]).max(0.0);
@@ -491,6 +517,16 @@ fn primal_of(pool: &Pool, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
 /// answer (x0, p0), corrected until the KKT conditions hold to 1e-12.
 /// Returns `None` if no active set certifies (the caller keeps the
 /// interior-point answer and says so).
+///
+/// With linear terms (`lin`), a user whose bundle price q_n barely exceeds
+/// its linear value d_n takes x_n(p) = (e_n / (q_n - d_n))^(1/alpha) from a
+/// difference that cancels: at 10,000 users the few users of the linear
+/// program's basis have (q_n - d_n) / q_n ~ 1e-10, so x_n(p) is known to
+/// ~1e-6 only and no price vector brings the loads to 1e-12. Those users
+/// keep x_n as an unknown of the Newton system (a primal-dual step: their
+/// stationarity e_n x_n^-alpha + d_n = q_n is an equation, their x_n
+/// enters the loads directly), so the loads fix their x_n to full
+/// accuracy; every other user stays a function of the prices.
 pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
     let m = pool.num_resources();
     let loads = pool.loads(x0);
@@ -501,13 +537,20 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
     let mut p: Vec<f64> = (0..m)
         .map(|j| if active[j] { p0[j].max(1e-12) } else { 0.0 })
         .collect();
-    for _round in 0..2 * m + 2 {
-        let (pz, k) = newton(pool, &active, p.clone())?;
+    let (_, q0) = primal_of(pool, &p);
+    let mut big = cancelling(pool, &q0, x0, &[]);
+    for _round in 0..2 * m + 2 + pool.num_users().min(8) {
+        let (pz, xz, k) = newton(pool, &active, p.clone(), &big)?;
         steps += k;
         p = pz;
-        let (x, _) = primal_of(pool, &p);
+        let x = with_unknowns(pool, &p, &big, &xz);
         if x.iter().any(|v| !v.is_finite()) {
             return None;
+        }
+        // A user solved as an unknown above its cap is capped instead.
+        if let Some(b) = (0..big.len()).find(|&b| x[big[b].0] > pool.ub[big[b].0]) {
+            big.remove(b);
+            continue;
         }
         let loads = pool.loads(&x);
         // Most negative price leaves; most overloaded resource joins.
@@ -520,7 +563,7 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
         match (neg, over) {
             (None, None) => {
                 let p: Vec<f64> = p.iter().map(|v| v.max(0.0)).collect();
-                let (x, _) = primal_of(pool, &p);
+                let x = with_unknowns(pool, &p, &big, &xz);
                 let c = certify(pool, &x, &p);
                 return (c.worst() < 1e-9).then_some(Polished { x, p, steps });
             }
@@ -533,19 +576,66 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
                 p[j] = 1e-9;
             }
         }
+        // Users that came near the cancellation on the way join the unknowns.
+        let (_, q) = primal_of(pool, &p);
+        let kept: Vec<usize> = big.iter().map(|&(n, _)| n).collect();
+        let mut more = cancelling(pool, &q, &x, &kept);
+        for (b, &(n, _)) in big.iter().enumerate() {
+            more.push((n, xz[b]));
+        }
+        big = more;
     }
     None
+}
+
+/// The users below their cap whose x_n(p) cancels ((q_n - d_n) < 1e-4
+/// q_n with a linear term d_n > 0), other than `skip`, with their current
+/// x_n as the start of the unknown (the Newton system stays dense in them:
+/// at most 200, the most cancelling first).
+fn cancelling(pool: &Pool, q: &[f64], x: &[f64], skip: &[usize]) -> Vec<(usize, f64)> {
+    let mut v: Vec<(usize, f64, f64)> = (0..pool.num_users())
+        .filter(|&n| pool.lin(n) > 0.0 && !skip.contains(&n))
+        .filter(|&n| x[n].is_finite() && x[n] > 0.0 && x[n] < pool.ub[n])
+        .map(|n| (n, (q[n] - pool.lin(n)) / q[n], x[n]))
+        .filter(|&(_, rel, _)| rel < 1e-4)
+        .collect();
+    v.sort_by(|a, b| a.1.total_cmp(&b.1));
+    v.truncate(200);
+    v.into_iter().map(|(n, _, x)| (n, x)).collect()
+}
+
+/// x_n(p) for every user, with the unknowns' own values in place.
+fn with_unknowns(pool: &Pool, p: &[f64], big: &[(usize, f64)], xb: &[f64]) -> Vec<f64> {
+    let (mut x, _) = primal_of(pool, p);
+    for (b, &(n, _)) in big.iter().enumerate() {
+        x[n] = xb[b];
+    }
+    x
 }
 
 /// The dual's Hessian on the resources `idx`: sum over the users below
 /// their bound (and with a positive bundle cost) of e_n / q_n^2 r_n r_n^T.
 /// O(N |idx|^2); symmetric.
 fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
+    curvature_without(pool, x, q, idx, &[])
+}
+
+/// [`curvature`] leaving out the users `skip` (the polish's unknowns).
+fn curvature_without(
+    pool: &Pool,
+    x: &[f64],
+    q: &[f64],
+    idx: &[usize],
+    skip: &[(usize, f64)],
+) -> DMatrix<f64> {
     let k = idx.len();
     let mut h = DMatrix::<f64>::zeros(k, k);
     let mut rn = vec![0.0; k];
     for n in 0..pool.num_users() {
         if q[n].is_nan() || q[n] - pool.lin(n) <= 0.0 || x[n] >= pool.ub[n] {
+            continue;
+        }
+        if skip.iter().any(|&(s, _)| s == n) {
             continue;
         }
         let row = pool.row(n);
@@ -572,43 +662,86 @@ fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
     h
 }
 
-/// Newton on F_j(p) = sum_n r_{n,j} x_n(p) - 1 = 0 for active j, p = 0 off
-/// the active set, with backtracking on ||F||. Returns the prices and the
-/// number of steps.
-fn newton(pool: &Pool, active: &[bool], mut p: Vec<f64>) -> Option<(Vec<f64>, usize)> {
+/// Newton on F_j(p, x_B) = sum_n r_{n,j} x_n - 1 = 0 for active j (x_n =
+/// x_n(p) off B, the unknown x_B on it) and, for the users B of `big`,
+/// G_n = (e_n x_n^-alpha + d_n - q_n) / s_n = 0 (s_n the bundle price at
+/// the start, a fixed scale); p = 0 off the active set; backtracking on
+/// ||(F, G)||. Returns the prices, x_B and the number of steps.
+fn newton(
+    pool: &Pool,
+    active: &[bool],
+    mut p: Vec<f64>,
+    big: &[(usize, f64)],
+) -> Option<(Vec<f64>, Vec<f64>, usize)> {
     let idx: Vec<usize> = (0..active.len()).filter(|&j| active[j]).collect();
-    let k = idx.len();
-    if k == 0 {
-        return Some((p, 0));
+    let (k, nb) = (idx.len(), big.len());
+    let mut xb: Vec<f64> = big.iter().map(|&(_, x)| x).collect();
+    if k == 0 && nb == 0 {
+        return Some((p, xb, 0));
     }
-    let resid = |p: &[f64]| -> Option<(DVector<f64>, Vec<f64>, Vec<f64>)> {
-        let (x, q) = primal_of(pool, p);
+    let (_, q0) = primal_of(pool, &p);
+    let scale: Vec<f64> = big.iter().map(|&(n, _)| q0[n].abs().max(1e-300)).collect();
+    type Point = (DVector<f64>, Vec<f64>, Vec<f64>);
+    let resid = |p: &[f64], xb: &[f64]| -> Option<Point> {
+        if xb.iter().any(|&v| !(v > 0.0 && v.is_finite())) {
+            return None;
+        }
+        let (mut x, q) = primal_of(pool, p);
+        for (b, &(n, _)) in big.iter().enumerate() {
+            x[n] = xb[b];
+        }
         // An uncapped user priced at zero has no finite demand: not a
         // usable point.
         if x.iter().any(|v| !v.is_finite()) {
             return None;
         }
         let loads = pool.loads(&x);
-        Some((DVector::from_fn(k, |a, _| loads[idx[a]] - 1.0), x, q))
+        let f = DVector::from_fn(k + nb, |a, _| {
+            if a < k {
+                loads[idx[a]] - 1.0
+            } else {
+                let (n, _) = big[a - k];
+                (pool.e[n] * x[n].powf(-pool.alpha) + pool.lin(n) - q[n]) / scale[a - k]
+            }
+        });
+        Some((f, x, q))
     };
-    let (mut f, mut x, mut q) = resid(&p)?;
+    let (mut f, mut x, mut q) = resid(&p, &xb)?;
     for step in 0..60 {
         if f.amax() < 1e-14 {
-            return Some((p, step));
+            return Some((p, xb, step));
         }
-        // dF_a/dp_b = -sum_{n free} r_{n,a} r_{n,b} e_n / q_n^2.
-        let jac = -curvature(pool, &x, &q, &idx);
-        let dp = jac.svd(true, true).solve(&(-&f), 1e-15).ok()?;
+        // dF_a/dp_c = -sum_{n free, not in B} r_{n,a} r_{n,c} x_n / (alpha (q_n - d_n));
+        // dF_a/dx_b = r_{b,a}; dG_b/dp_c = -r_{b,c} / s_b;
+        // dG_b/dx_b = -alpha e_b x_b^(-alpha-1) / s_b.
+        let h = curvature_without(pool, &x, &q, &idx, big);
+        let mut jac = DMatrix::<f64>::zeros(k + nb, k + nb);
+        for a in 0..k {
+            for c in 0..k {
+                jac[(a, c)] = -h[(a, c)];
+            }
+        }
+        for (b, &(n, _)) in big.iter().enumerate() {
+            let row = pool.row(n);
+            for (a, &j) in idx.iter().enumerate() {
+                jac[(a, k + b)] = row[j];
+                jac[(k + b, a)] = -row[j] / scale[b];
+            }
+            jac[(k + b, k + b)] = -pool.alpha * pool.e[n] * x[n].powf(-pool.alpha - 1.0) / scale[b];
+        }
+        let d = jac.svd(true, true).solve(&(-&f), 1e-15).ok()?;
         let norm0 = f.norm();
         let mut t = 1.0;
         loop {
             let mut trial = p.clone();
             for (a, &j) in idx.iter().enumerate() {
-                trial[j] += t * dp[a];
+                trial[j] += t * d[a];
             }
-            if let Some((ft, xt, qt)) = resid(&trial) {
+            let trial_xb: Vec<f64> = (0..nb).map(|b| xb[b] + t * d[k + b]).collect();
+            if let Some((ft, xt, qt)) = resid(&trial, &trial_xb) {
                 if ft.norm() < (1.0 - 1e-4 * t) * norm0 || ft.amax() < 1e-14 {
                     p = trial;
+                    xb = trial_xb;
                     f = ft;
                     x = xt;
                     q = qt;
@@ -619,11 +752,11 @@ fn newton(pool: &Pool, active: &[bool], mut p: Vec<f64>) -> Option<(Vec<f64>, us
             if t < 1e-12 {
                 // No progress: the active set is wrong or the point is
                 // as good as the arithmetic allows.
-                return (f.amax() < 1e-12).then_some((p, step));
+                return (f.amax() < 1e-12).then_some((p, xb, step));
             }
         }
     }
-    (f.amax() < 1e-12).then_some((p, 60))
+    (f.amax() < 1e-12).then_some((p, xb, 60))
 }
 
 #[cfg(test)]

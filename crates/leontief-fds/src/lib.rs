@@ -407,13 +407,21 @@ pub fn solve_region_dual(
     let c: Vec<f64> = (0..nu)
         .map(|n| w[n] * unit_share[n].powf(1.0 - beta))
         .collect();
+    // Prices of the last certified solve: the next rho starts from them
+    // (the users of the linear program's basis pin the prices near their
+    // linear values whatever rho is, so they move little between steps).
+    let last_prices: std::cell::RefCell<Option<Vec<f64>>> = Default::default();
     // One separable solve at rho: (x in pool units, status, U, S, newton steps).
     let solve_at = |rho: f64| -> Option<(Vec<f64>, leontief_core::Status, f64, f64, usize)> {
         let mut pool = base.clone();
         pool.alpha = beta;
         pool.e = c.iter().map(|&c| rho * c).collect();
         pool.lin = unit_share.clone();
-        let o = leontief_bbf::eg::solve_dual(&pool).ok()?;
+        let warm = last_prices.borrow().clone();
+        let o = leontief_bbf::eg::solve_dual_from(&pool, warm.as_deref()).ok()?;
+        if o.status == leontief_core::Status::Optimal {
+            *last_prices.borrow_mut() = Some(o.prices.clone());
+        }
         let s: Vec<f64> = o.x.iter().zip(&unit_share).map(|(x, u)| x * u).collect();
         let u: f64 = s.iter().zip(&w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
         let big: f64 = s.iter().sum();

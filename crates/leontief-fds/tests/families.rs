@@ -317,8 +317,9 @@ fn regions_and_refusals() {
 /// (it was absolute, and these points ended `reduced_accuracy` or
 /// `numerical_failure`); the Frank-Wolfe gap, computed from the output
 /// alone, confirms the optimum.
-#[test]
-fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
+/// 10,000 users x 4 resources, demands U[0.1, 1], capacities 1,000
+/// (a fixed LCG, seed 11).
+fn ten_thousand_users() -> Instance {
     let (n, m) = (10_000usize, 4usize);
     let mut state = 11u64;
     let mut uniform = || {
@@ -339,7 +340,12 @@ fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
         r#"{{"resources": ["a", "b", "c", "d"], "servers": [{{"name": "pool", "capacity": [1000, 1000, 1000, 1000]}}], "users": [{}]}}"#,
         users.join(", ")
     );
-    let inst = Instance::from_json_str(&json).unwrap();
+    Instance::from_json_str(&json).unwrap()
+}
+
+#[test]
+fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
+    let inst = ten_thousand_users();
     let mut line = LineSolver::new(&inst, Family::Gfj).unwrap();
     for alpha in [4.0, 6.0, 8.0] {
         let a = line.solve(&inst, alpha).unwrap();
@@ -359,5 +365,34 @@ fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
         )
         .unwrap();
         assert!(gap <= 1e-8, "alpha {alpha}: Frank-Wolfe gap {gap}");
+    }
+}
+
+/// Regions B at (3, -2) and A at (0.95, 2) on 10,000 users: the inner dual
+/// with linear terms has the few users of the linear program's basis
+/// priced within 1e-10 of their linear value, so x_n(p) cancels; the
+/// polish keeps their x_n as unknowns and certifies (before it did, both
+/// ended `numerical_failure`, the dual and Clarabel alike).
+#[test]
+fn regions_a_and_b_on_ten_thousand_users_are_optimal_by_the_dual() {
+    let inst = ten_thousand_users();
+    for (beta, lambda) in [(3.0, -2.0), (0.95, 2.0)] {
+        let a = solve_region_dual(&inst, Family::Fds, beta, lambda)
+            .unwrap_or_else(|| panic!("({beta}, {lambda}): the dual gave up"));
+        assert_eq!(
+            a.status,
+            leontief_core::Status::Optimal,
+            "({beta}, {lambda})"
+        );
+        let gap = frank_wolfe_gap(
+            &Highs::default(),
+            &inst,
+            Family::Fds,
+            &a.user_tasks,
+            beta,
+            lambda,
+        )
+        .unwrap();
+        assert!(gap <= 1e-8, "({beta}, {lambda}): Frank-Wolfe gap {gap}");
     }
 }
