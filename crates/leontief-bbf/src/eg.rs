@@ -263,9 +263,11 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
         let start: Vec<f64> = (0..m)
             .map(|j| if used[j] { p0[j].max(floor) } else { 0.0 })
             .collect();
-        let (p, _, _) = dual_descent(pool, start);
-        let (x, _) = primal_of(pool, &p);
-        polished = polish(pool, &x, &p);
+        let (p, _, _, early) = dual_descent(pool, start);
+        polished = early.or_else(|| {
+            let (x, _) = primal_of(pool, &p);
+            polish(pool, &x, &p)
+        });
     }
     out.polish_seconds = t1.elapsed().as_secs_f64();
     match polished {
@@ -327,7 +329,7 @@ pub fn solve_dual_from(pool: &Pool, warm: Option<&[f64]>) -> Result<EgOutcome, B
     let early = match warm {
         Some(_) if valid => {
             let (x, _) = primal_of(pool, &start);
-            polish(pool, &x, &start)
+            polish_from(pool, &x, &start, true)
         }
         _ => None,
     };
@@ -342,8 +344,8 @@ pub fn solve_dual_from(pool: &Pool, warm: Option<&[f64]>) -> Result<EgOutcome, B
     for v in &mut start {
         *v *= factor;
     }
-    let (p, iterations, converged) = match &early {
-        Some(z) => (z.p.clone(), 0, true),
+    let (p, iterations, converged, early) = match early {
+        Some(z) => (z.p.clone(), 0, true, Some(z)),
         None => dual_descent(pool, start),
     };
     debug_assert_eq!(p.len(), m);
@@ -393,15 +395,28 @@ fn used_resources(pool: &Pool) -> Vec<bool> {
 
 /// Projected Newton on g from `start` (prices of used resources must be
 /// positive so every uncapped user's bundle has a positive cost). Returns
-/// the prices, the iterations and whether the KKT residual fell below
-/// 1e-11.
-fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
+/// the prices, the iterations, whether the KKT residual fell below 1e-11,
+/// and a polished answer if the descent handed over to the polish early.
+///
+/// With linear terms the descent can stall with the loads well short of
+/// 1: the users of the linear program's basis have their bundles priced
+/// at their linear value to the last digits (at beta = 5 and 10,000 users
+/// (q_n - d_n) / q_n reaches 1e-14) and each step only moves that
+/// difference. Once such users appear, the descent tries the polish with
+/// the priced resources active (it keeps those users' x_n as unknowns),
+/// backing off after each failure, and the first certified answer ends
+/// the descent.
+type Descent = (Vec<f64>, u64, bool, Option<Polished>);
+fn dual_descent(pool: &Pool, start: Vec<f64>) -> Descent {
     let m = pool.num_resources();
     let used = used_resources(pool);
     let mut p = start;
     let mut g = dual_value(pool, &p);
     let mut iterations = 0u64;
     let mut converged = false;
+    // Polish attempts back off (after 2, 4, 8, ... iterations): a failed
+    // attempt costs up to 15 Newton steps.
+    let (mut next_try, mut gap) = (0, 2);
     for it in 0..200 {
         iterations = it as u64 + 1;
         let (x, q) = primal_of(pool, &p);
@@ -423,6 +438,15 @@ fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
         if kkt < 1e-11 {
             converged = true;
             break;
+        }
+        let stalling = (0..pool.num_users())
+            .any(|n| pool.lin(n) > 0.0 && x[n] < pool.ub[n] && q[n] - pool.lin(n) < 1e-8 * q[n]);
+        if stalling && it >= next_try {
+            if let Some(z) = polish_from(pool, &x, &p, true) {
+                return (p, iterations, true, Some(z));
+            }
+            next_try = it + gap;
+            gap *= 2;
         }
         // Bertsekas' epsilon-active set: prices within eps of 0 whose
         // gradient pushes them down stay out of the Newton system.
@@ -486,7 +510,7 @@ fn dual_descent(pool: &Pool, start: Vec<f64>) -> (Vec<f64>, u64, bool) {
             break;
         }
     }
-    (p, iterations, converged)
+    (p, iterations, converged, None)
 }
 
 /// A polished primal-dual pair.
@@ -528,19 +552,37 @@ fn primal_of(pool: &Pool, p: &[f64]) -> (Vec<f64>, Vec<f64>) {
 /// enters the loads directly), so the loads fix their x_n to full
 /// accuracy; every other user stays a function of the prices.
 pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
+    polish_from(pool, x0, p0, false)
+}
+
+/// [`polish`]; with `by_price` (an attempt from a descent point or warm
+/// prices, whose loads may still be short of 1) the resources priced at p0
+/// (above 1e-9 of the largest price) start in the active set as well as
+/// the loaded ones, and each Newton solve gets 15 steps instead of 60 (a
+/// start close enough converges in a few; the caller descends further
+/// otherwise).
+fn polish_from(pool: &Pool, x0: &[f64], p0: &[f64], by_price: bool) -> Option<Polished> {
+    let max_steps = if by_price { 15 } else { 60 };
     let m = pool.num_resources();
     let loads = pool.loads(x0);
+    let pmax = p0.iter().copied().fold(0.0, f64::max);
     let mut active: Vec<bool> = (0..m)
-        .map(|j| loads[j] >= 1.0 - 1e-6 && (0..pool.num_users()).any(|n| pool.req(n, j) > 0.0))
+        .map(|j| {
+            (loads[j] >= 1.0 - 1e-6 || (by_price && p0[j] > 1e-9 * pmax))
+                && (0..pool.num_users()).any(|n| pool.req(n, j) > 0.0)
+        })
         .collect();
     let mut steps = 0;
     let mut p: Vec<f64> = (0..m)
         .map(|j| if active[j] { p0[j].max(1e-12) } else { 0.0 })
         .collect();
     let (_, q0) = primal_of(pool, &p);
-    let mut big = cancelling(pool, &q0, x0, &[]);
+    // From a descent point, users still on their way to the cancellation
+    // join the unknowns too: x_n(p) would need many damped steps to get there.
+    let within = if by_price { 1e-1 } else { 1e-4 };
+    let mut big = cancelling(pool, &q0, x0, &[], within);
     for _round in 0..2 * m + 2 + pool.num_users().min(8) {
-        let (pz, xz, k) = newton(pool, &active, p.clone(), &big)?;
+        let (pz, xz, k) = newton(pool, &active, p.clone(), &big, max_steps)?;
         steps += k;
         p = pz;
         let x = with_unknowns(pool, &p, &big, &xz);
@@ -562,7 +604,7 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
             .max_by(|&a, &b| loads[a].total_cmp(&loads[b]));
         match (neg, over) {
             (None, None) => {
-                let p: Vec<f64> = p.iter().map(|v| v.max(0.0)).collect();
+                let p = dual_feasible(pool, p.iter().map(|v| v.max(0.0)).collect());
                 let x = with_unknowns(pool, &p, &big, &xz);
                 let c = certify(pool, &x, &p);
                 return (c.worst() < 1e-9).then_some(Polished { x, p, steps });
@@ -579,7 +621,7 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
         // Users that came near the cancellation on the way join the unknowns.
         let (_, q) = primal_of(pool, &p);
         let kept: Vec<usize> = big.iter().map(|&(n, _)| n).collect();
-        let mut more = cancelling(pool, &q, &x, &kept);
+        let mut more = cancelling(pool, &q, &x, &kept, within);
         for (b, &(n, _)) in big.iter().enumerate() {
             more.push((n, xz[b]));
         }
@@ -588,16 +630,41 @@ pub fn polish(pool: &Pool, x0: &[f64], p0: &[f64]) -> Option<Polished> {
     None
 }
 
-/// The users below their cap whose x_n(p) cancels ((q_n - d_n) < 1e-4
+/// `p` scaled up by the least 1 + delta (delta = 1e-15, 1e-14, ...,
+/// 1e-10) that prices every uncapped bundle above its linear value, or `p`
+/// itself if it already does. The unknowns' stationarity q_n = d_n + e_n
+/// x_n^-alpha can hold to the last bit with q_n - d_n below the rounding
+/// of q_n (beta = 5 at 10,000 users: (q_n - d_n) / q_n ~ 1e-15), and then
+/// a computed q_n <= d_n makes g(p) = +inf: the scaled prices are a dual
+/// point where g is finite, and within 1e-10 of p.
+fn dual_feasible(pool: &Pool, p: Vec<f64>) -> Vec<f64> {
+    let ok = |p: &[f64]| {
+        let (_, q) = primal_of(pool, p);
+        (0..pool.num_users()).all(|n| pool.ub[n].is_finite() || q[n] > pool.lin(n))
+    };
+    if ok(&p) {
+        return p;
+    }
+    (10..=15)
+        .rev()
+        .map(|k| {
+            let f = 1.0 + 10f64.powi(-k);
+            p.iter().map(|v| v * f).collect::<Vec<f64>>()
+        })
+        .find(|t| ok(t))
+        .unwrap_or(p)
+}
+
+/// The users below their cap whose x_n(p) cancels ((q_n - d_n) < `within`
 /// q_n with a linear term d_n > 0), other than `skip`, with their current
 /// x_n as the start of the unknown (the Newton system stays dense in them:
 /// at most 200, the most cancelling first).
-fn cancelling(pool: &Pool, q: &[f64], x: &[f64], skip: &[usize]) -> Vec<(usize, f64)> {
+fn cancelling(pool: &Pool, q: &[f64], x: &[f64], skip: &[usize], within: f64) -> Vec<(usize, f64)> {
     let mut v: Vec<(usize, f64, f64)> = (0..pool.num_users())
-        .filter(|&n| pool.lin(n) > 0.0 && !skip.contains(&n))
+        .filter(|&n| pool.lin(n) > 0.0 && q[n] > 0.0 && !skip.contains(&n))
         .filter(|&n| x[n].is_finite() && x[n] > 0.0 && x[n] < pool.ub[n])
         .map(|n| (n, (q[n] - pool.lin(n)) / q[n], x[n]))
-        .filter(|&(_, rel, _)| rel < 1e-4)
+        .filter(|&(_, rel, _)| rel < within)
         .collect();
     v.sort_by(|a, b| a.1.total_cmp(&b.1));
     v.truncate(200);
@@ -672,6 +739,7 @@ fn newton(
     active: &[bool],
     mut p: Vec<f64>,
     big: &[(usize, f64)],
+    max_steps: usize,
 ) -> Option<(Vec<f64>, Vec<f64>, usize)> {
     let idx: Vec<usize> = (0..active.len()).filter(|&j| active[j]).collect();
     let (k, nb) = (idx.len(), big.len());
@@ -707,7 +775,7 @@ fn newton(
         Some((f, x, q))
     };
     let (mut f, mut x, mut q) = resid(&p, &xb)?;
-    for step in 0..60 {
+    for step in 0..max_steps {
         if f.amax() < 1e-14 {
             return Some((p, xb, step));
         }
@@ -756,7 +824,7 @@ fn newton(
             }
         }
     }
-    (f.amax() < 1e-12).then_some((p, xb, 60))
+    (f.amax() < 1e-12).then_some((p, xb, max_steps))
 }
 
 #[cfg(test)]

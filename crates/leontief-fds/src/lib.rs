@@ -429,6 +429,11 @@ pub fn solve_region_dual(
     };
     let g = |t: f64| -> Option<(f64, Vec<f64>, leontief_core::Status)> {
         let (x, st, u, big, _) = solve_at(t.exp())?;
+        // A failed inner solve gives no usable U and S: the secant would
+        // wander off (rho = 1e37 and beyond); give up at once instead.
+        if st == leontief_core::Status::NumericalFailure {
+            return None;
+        }
         if !(u > 0.0 && big > 0.0 && u.is_finite()) {
             return None;
         }

@@ -368,15 +368,17 @@ fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
     }
 }
 
-/// Regions B at (3, -2) and A at (0.95, 2) on 10,000 users: the inner dual
+/// Regions B at (3, -2) and (5, -4) and A at (0.95, 2) on 10,000 users: the inner dual
 /// with linear terms has the few users of the linear program's basis
 /// priced within 1e-10 of their linear value, so x_n(p) cancels; the
-/// polish keeps their x_n as unknowns and certifies (before it did, both
-/// ended `numerical_failure`, the dual and Clarabel alike).
+/// polish keeps their x_n as unknowns and certifies (before it did, all
+/// three ended `numerical_failure`, the dual and Clarabel alike; at (5, -4)
+/// q_n - d_n falls below the rounding of q_n and the printed prices are
+/// scaled by 1 + 1e-15.. to keep g finite).
 #[test]
 fn regions_a_and_b_on_ten_thousand_users_are_optimal_by_the_dual() {
     let inst = ten_thousand_users();
-    for (beta, lambda) in [(3.0, -2.0), (0.95, 2.0)] {
+    for (beta, lambda) in [(3.0, -2.0), (5.0, -4.0), (0.95, 2.0)] {
         let a = solve_region_dual(&inst, Family::Fds, beta, lambda)
             .unwrap_or_else(|| panic!("({beta}, {lambda}): the dual gave up"));
         assert_eq!(
