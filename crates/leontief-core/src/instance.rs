@@ -577,6 +577,31 @@ impl Instance {
     pub fn has_placement(&self) -> bool {
         self.users.iter().any(|u| u.servers.is_some())
     }
+    /// True when pooling every entry into one server of capacity C loses
+    /// nothing: no placement lists and every entry's capacities
+    /// proportional to C (c_i = t_i C, to 1e-12 relative; one entry
+    /// always). Then any pooled allocation splits exactly, x_{n,i} = x_n
+    /// t_i, as [`Instance::split_pooled`] does.
+    pub fn pools_exactly(&self) -> bool {
+        if self.has_placement() {
+            return false;
+        }
+        if self.num_entries() == 1 {
+            return true;
+        }
+        (0..self.num_entries()).all(|i| {
+            let c = self.class_capacities(ServerId(i));
+            let share: Vec<f64> = c
+                .iter()
+                .zip(&self.total_capacity)
+                .filter(|(_, &t)| t > 0.0)
+                .map(|(&c, &t)| c / t)
+                .collect();
+            let lo = share.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = share.iter().copied().fold(0.0, f64::max);
+            share.is_empty() || hi - lo <= 1e-12 * hi
+        })
+    }
     /// Per-entry tasks for pooled totals `x` (one per user): x_n split over
     /// the entries in proportion to each entry's capacity of the user's
     /// dominant resource (pooled mechanisms do not place tasks; their
@@ -635,4 +660,40 @@ fn json_path(p: &serde_path_to_error::Path) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inst(servers: &str, users: &str) -> Instance {
+        Instance::from_json_str(&format!(
+            r#"{{"resources": ["cpu", "mem"], "servers": [{servers}], "users": [{users}]}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn proportional_entries_pool_exactly_and_others_do_not() {
+        let u = r#"{"name": "a", "demand": [1, 1]}"#;
+        // One entry, classes with counts, and proportional capacities.
+        assert!(inst(r#"{"name": "s", "capacity": [4, 2]}"#, u).pools_exactly());
+        assert!(inst(
+            r#"{"name": "s", "capacity": [4, 2], "count": 3}, {"name": "t", "capacity": [2, 1]}"#,
+            u
+        )
+        .pools_exactly());
+        // Not proportional: per-server rows bind differently from the pool.
+        assert!(!inst(
+            r#"{"name": "s", "capacity": [4, 2]}, {"name": "t", "capacity": [2, 2]}"#,
+            u
+        )
+        .pools_exactly());
+        // Placement lists: never.
+        assert!(!inst(
+            r#"{"name": "s", "capacity": [4, 2]}, {"name": "t", "capacity": [2, 1]}"#,
+            r#"{"name": "a", "demand": [1, 1], "servers": ["s"]}"#
+        )
+        .pools_exactly());
+    }
 }

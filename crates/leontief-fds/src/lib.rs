@@ -10,9 +10,9 @@
 //!
 //! | region | (beta, lambda) | program |
 //! |---|---|---|
-//! | alpha-fair line | lambda = (1-beta)/beta, alpha = beta | max sum w_n s_n^(1-alpha)/(1-alpha): on one server entry by projected Newton on the resource prices ([`solve_alpha_dual`]); otherwise power cones (t <= s^(1-alpha) for alpha < 1, t >= s^(1-alpha) for alpha > 1); alpha = 1: max sum w_n log s_n, exponential cones |
-//! | A | 0 < beta < 1, lambda > (1-beta)/beta | on one server entry the dual ([`solve_region_dual`]); otherwise max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
-//! | B | beta > 1, lambda < (1-beta)/beta | on one server entry the dual ([`solve_region_dual`]); otherwise min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
+//! | alpha-fair line | lambda = (1-beta)/beta, alpha = beta | max sum w_n s_n^(1-alpha)/(1-alpha): on one server entry (or proportional entries, pooled exactly) by projected Newton on the resource prices ([`solve_alpha_dual`]); otherwise power cones (t <= s^(1-alpha) for alpha < 1, t >= s^(1-alpha) for alpha > 1); alpha = 1: max sum w_n log s_n, exponential cones |
+//! | A | 0 < beta < 1, lambda > (1-beta)/beta | on one server entry (or proportional entries) the dual ([`solve_region_dual`]); otherwise max z, z <= U^theta S^(1-theta), theta = 1/(beta (1+lambda)); power cones |
+//! | B | beta > 1, lambda < (1-beta)/beta | on one server entry (or proportional entries) the dual ([`solve_region_dual`]); otherwise min z/beta + kappa b, y_n <= log s_n, sum w_n exp((1-beta) y_n - z) <= 1, b <= log S; exponential cones |
 //! | N | the rest of the non-degenerate plane | not concave: global 1-D search over S with certified envelopes ([`region_n`]) |
 //! | degenerate | sgn(1-beta) lambda < 0 | no maximiser: refused |
 //! | scale-free | lambda = 0 | maximisers form a ray: refused |
@@ -257,12 +257,24 @@ pub fn solve_alpha<B: LpBackend>(
     solve_alpha_conic(backend, instance, family, alpha)
 }
 
+/// How the dual saw the servers: one entry, or proportional entries pooled
+/// exactly (c_i = t_i C: any pooled allocation splits as x_{n,i} = x_n t_i).
+fn entries_note(instance: &Instance) -> String {
+    match instance.num_entries() {
+        1 => "one server entry".into(),
+        k => format!(
+            "{k} server entries with proportional capacities, pooled exactly; tasks split in proportion to capacity"
+        ),
+    }
+}
+
 /// The alpha-fair line on one server entry by projected Newton on the m
 /// resource prices (`leontief_bbf::eg::solve_dual` with utilities
 /// w_n (omega_n x_n)^(1-alpha)/(1-alpha), or w_n log x_n at alpha = 1):
 /// O(N m^2) per step whatever N is, Newton-polished and certified by the
-/// duality gap. `None` where it does not apply (several entries,
-/// placement lists, a user demanding a resource the entry lacks).
+/// duality gap. `None` where it does not apply (entries that are not
+/// proportional, placement lists, a user demanding a resource no entry
+/// has).
 pub fn solve_alpha_dual(instance: &Instance, family: Family, alpha: f64) -> Option<Allocation> {
     LineSolver::new(instance, family)?.solve(instance, alpha)
 }
@@ -282,10 +294,11 @@ pub struct LineSolver {
 }
 
 impl LineSolver {
-    /// `None` where the dual does not apply (several entries, placement
-    /// lists, a user demanding a resource the entry lacks).
+    /// `None` where the dual does not apply (entries that are not
+    /// proportional, placement lists, a user demanding a resource no
+    /// entry has).
     pub fn new(instance: &Instance, family: Family) -> Option<LineSolver> {
-        if instance.num_entries() != 1 || instance.has_placement() {
+        if !instance.pools_exactly() {
             return None;
         }
         Some(LineSolver {
@@ -337,8 +350,9 @@ impl LineSolver {
         a.backend_status = Some(o.raw_status.clone());
         a.solve_seconds = t0.elapsed().as_secs_f64();
         a.notes.push(format!(
-            "region alpha-fair; method: projected Newton on the {} resource prices (one server entry){}, polished by {} Newton steps on the active set; duality gap {:.1e}",
+            "region alpha-fair; method: projected Newton on the {} resource prices ({}){}, polished by {} Newton steps on the active set; duality gap {:.1e}",
             instance.num_resources(),
+            entries_note(instance),
             if warm.is_some() { ", warm-started from the previous point" } else { "" },
             o.newton_steps,
             o.certificate.duality_gap
@@ -355,6 +369,38 @@ impl LineSolver {
     }
 }
 
+/// The separable dual at `rho` by continuation from a larger rho (10^k rho,
+/// k = 1..8, the first certified from a cold start), walking rho down by
+/// factors of 10 (cut to their square root when a warm step fails, down to
+/// 1.01): each step starts from the previous prices. `None` if no start
+/// certifies or the walk stalls.
+fn continuation(
+    rho: f64,
+    pool_at: &dyn Fn(f64) -> leontief_bbf::Pool,
+    certified: &dyn Fn(&leontief_bbf::eg::EgOutcome) -> bool,
+) -> Option<leontief_bbf::eg::EgOutcome> {
+    let (mut at, mut prices) = (1..=8).find_map(|k| {
+        let hi = rho * 10f64.powi(k);
+        let o = leontief_bbf::eg::solve_dual(&pool_at(hi)).ok()?;
+        certified(&o).then_some((hi, o.prices))
+    })?;
+    let mut factor = 10.0f64;
+    while factor > 1.01 {
+        let next = (at / factor).max(rho);
+        match leontief_bbf::eg::solve_dual_from(&pool_at(next), Some(&prices)) {
+            Ok(o) if certified(&o) => {
+                if next <= rho {
+                    return Some(o);
+                }
+                at = next;
+                prices = o.prices;
+            }
+            _ => factor = factor.sqrt(),
+        }
+    }
+    None
+}
+
 /// Regions A and B on one server entry by the dual: the maximiser of M is
 /// the maximiser of the separable concave program
 /// rho U + S = sum_n [rho w_n s_n^(1-beta)/(1-beta) + s_n] for the rho at
@@ -368,7 +414,7 @@ pub fn solve_region_dual(
     beta: f64,
     lambda: f64,
 ) -> Option<Allocation> {
-    if instance.num_entries() != 1 || instance.has_placement() {
+    if !instance.pools_exactly() {
         return None;
     }
     let t0 = Instant::now();
@@ -411,15 +457,29 @@ pub fn solve_region_dual(
     // (the users of the linear program's basis pin the prices near their
     // linear values whatever rho is, so they move little between steps).
     let last_prices: std::cell::RefCell<Option<Vec<f64>>> = Default::default();
-    // One separable solve at rho: (x in pool units, status, U, S, newton steps).
-    let solve_at = |rho: f64| -> Option<(Vec<f64>, leontief_core::Status, f64, f64, usize)> {
+    let pool_at = |rho: f64| {
         let mut pool = base.clone();
         pool.alpha = beta;
         pool.e = c.iter().map(|&c| rho * c).collect();
         pool.lin = unit_share.clone();
+        pool
+    };
+    let certified = |o: &leontief_bbf::eg::EgOutcome| o.status == leontief_core::Status::Optimal;
+    // One separable solve at rho: (x in pool units, status, U, S, newton steps).
+    let solve_at = |rho: f64| -> Option<(Vec<f64>, leontief_core::Status, f64, f64, usize)> {
+        let pool = pool_at(rho);
         let warm = last_prices.borrow().clone();
-        let o = leontief_bbf::eg::solve_dual_from(&pool, warm.as_deref()).ok()?;
-        if o.status == leontief_core::Status::Optimal {
+        let mut o = leontief_bbf::eg::solve_dual_from(&pool, warm.as_deref()).ok()?;
+        if !certified(&o) && warm.is_none() {
+            // Continuation: where the linear terms dominate (small rho,
+            // large beta) the descent stalls far from the optimum; at a
+            // larger rho the power terms dominate and it does not. Solve
+            // there and walk rho down, each step warm-started.
+            if let Some(z) = continuation(rho, &pool_at, &certified) {
+                o = z;
+            }
+        }
+        if certified(&o) {
             *last_prices.borrow_mut() = Some(o.prices.clone());
         }
         let s: Vec<f64> = o.x.iter().zip(&unit_share).map(|(x, u)| x * u).collect();
@@ -439,10 +499,24 @@ pub fn solve_region_dual(
         }
         Some((t - (coef * big / u).ln(), x, st))
     };
-    // Secant on G(t) = t - log F(e^t), started by one fixed-point step.
+    // Secant on G(t) = t - log F(e^t), started by one fixed-point step,
+    // safeguarded: steps of at most 3 in t (a factor 20 in rho) until a
+    // sign change brackets the root, then bisection whenever the secant
+    // leaves the bracket (at beta = 10 the plain secant jumped from rho =
+    // 63 to 4.6e12).
+    let clamp = |t0: f64, t1: f64| t0 + (t1 - t0).clamp(-3.0, 3.0);
     let mut t_prev = 0.0;
     let (mut g_prev, _, _) = g(t_prev)?;
-    let mut t = t_prev - g_prev;
+    let mut t = clamp(t_prev, t_prev - g_prev);
+    let mut bracket: (Option<f64>, Option<f64>) = (None, None); // (G < 0, G > 0)
+    let note = |t: f64, gt: f64, b: &mut (Option<f64>, Option<f64>)| {
+        if gt < 0.0 {
+            b.0 = Some(t);
+        } else {
+            b.1 = Some(t);
+        }
+    };
+    note(t_prev, g_prev, &mut bracket);
     let mut steps = 0;
     let (x, status) = loop {
         steps += 1;
@@ -453,11 +527,23 @@ pub fn solve_region_dual(
             }
             break (x, st);
         }
+        note(t, gt, &mut bracket);
         let slope = (gt - g_prev) / (t - t_prev);
-        let next = if slope.is_finite() && slope.abs() > 1e-300 {
+        let secant = if slope.is_finite() && slope.abs() > 1e-300 {
             t - gt / slope
         } else {
             t - gt
+        };
+        let next = match bracket {
+            (Some(lo), Some(hi)) => {
+                let (a, b) = (lo.min(hi), lo.max(hi));
+                if secant > a && secant < b {
+                    secant
+                } else {
+                    0.5 * (a + b)
+                }
+            }
+            _ => clamp(t, secant),
         };
         t_prev = t;
         g_prev = gt;
@@ -472,8 +558,9 @@ pub fn solve_region_dual(
         "dual: {steps} secant steps on rho, each a projected-Newton solve on the prices"
     ));
     a.notes.push(format!(
-        "region {}; method: the separable program rho U + S on one server entry, rho = {:.12e} by a secant iteration ({steps} steps), each solved by projected Newton on the {} resource prices and polished",
+        "region {}; method: the separable program rho U + S ({}), rho = {:.12e} by a secant iteration ({steps} steps), each solved by projected Newton on the {} resource prices and polished",
         if beta < 1.0 { "a" } else { "b" },
+        entries_note(instance),
         t.exp(),
         instance.num_resources()
     ));
@@ -554,6 +641,14 @@ pub fn solve_alpha_scaled<B: LpBackend>(
 /// also d phi / d S at the answer, phi = sum_n w_n s_n^(1-beta) the line
 /// program's value in unscaled shares, from the dual of the row that fixes
 /// S.
+///
+/// Shares enter the cone program divided by a common scale (the largest
+/// share a user reaches alone is 1). Clarabel's path depends on it: a
+/// region-N slice of a 3-user instance ended `numerical_failure`
+/// (InsufficientProgress, the iterates running off towards an
+/// infeasibility certificate) for every S in a window with that scale and
+/// was solved with it halved or doubled. So a numerical failure is
+/// retried with the scale halved, then doubled, and the output says so.
 #[allow(clippy::too_many_arguments)]
 fn solve_program_slope<B: LpBackend>(
     backend: &B,
@@ -564,6 +659,46 @@ fn solve_program_slope<B: LpBackend>(
     lambda: f64,
     region: Option<Region>,
     fixed_total: Option<f64>,
+) -> Result<(Allocation, Option<f64>), FdsError> {
+    let mut first: Option<(Allocation, Option<f64>)> = None;
+    for rescale in [1.0, 0.5, 2.0] {
+        let (mut a, slope) = solve_program_rescaled(
+            backend,
+            instance,
+            family,
+            om.clone(),
+            beta,
+            lambda,
+            region,
+            fixed_total,
+            rescale,
+        )?;
+        if a.status != leontief_core::Status::NumericalFailure {
+            if rescale != 1.0 {
+                a.notes.push(format!(
+                    "the cone program ended numerical_failure with the shares scaled so that the largest a user reaches alone is 1; solved with that scale times {rescale}"
+                ));
+            }
+            return Ok((a, slope));
+        }
+        first.get_or_insert((a, slope));
+    }
+    Ok(first.expect("at least one attempt"))
+}
+
+/// One attempt of [`solve_program_slope`] with the common share scale
+/// multiplied by `rescale`.
+#[allow(clippy::too_many_arguments)]
+fn solve_program_rescaled<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    family: Family,
+    om: Vec<f64>,
+    beta: f64,
+    lambda: f64,
+    region: Option<Region>,
+    fixed_total: Option<f64>,
+    rescale: f64,
 ) -> Result<(Allocation, Option<f64>), FdsError> {
     let t0 = Instant::now();
     let nu = instance.num_users();
@@ -585,6 +720,7 @@ fn solve_program_slope<B: LpBackend>(
             "no user can run anywhere: every allocation is zero".into(),
         ));
     }
+    let scale = scale * rescale;
     let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
     let runnable: Vec<bool> = (0..nu)
         .map(|n| alone[n] > 0.0 && alone[n].is_finite())
