@@ -6,9 +6,14 @@
 //! point warm-started from the previous prices). Random single-pool
 //! instance: demands U[0.1, 1], capacities USERS / 10 (seed 11). Prints
 //! one Markdown row and the largest difference between the two.
+//!
+//! `fds_sweep USERS RESOURCES FAMILY LAMBDA`: the same for a beta sweep at
+//! fixed lambda in region A (lambda > 0: beta from 1/(1+lambda) + 0.01 to
+//! 0.99) or B (lambda < 0: beta 1.25..8): 50 independent
+//! `solve_region_dual` calls against one `RegionSolver`.
 
 use leontief_core::{Instance, RawInstance, RawServer, RawUser};
-use leontief_fds::{solve_alpha_dual, Family, LineSolver};
+use leontief_fds::{solve_alpha_dual, solve_region_dual, Family, LineSolver, RegionSolver};
 use rand::{Rng, SeedableRng};
 use std::time::Instant;
 
@@ -42,18 +47,37 @@ fn main() {
             .collect(),
     })
     .expect("a valid instance");
-    let alphas: Vec<f64> = (0..50).map(|j| 0.25 + 7.75 * j as f64 / 49.0).collect();
+    let lambda: Option<f64> = args.get(3).and_then(|v| v.parse().ok());
+    let (lo, hi) = match lambda {
+        None => (0.25, 8.0),
+        Some(l) if l > 0.0 => (1.0 / (1.0 + l) + 0.01, 0.99),
+        Some(_) => (1.25, 8.0),
+    };
+    let betas: Vec<f64> = (0..50).map(|j| lo + (hi - lo) * j as f64 / 49.0).collect();
     let t = Instant::now();
-    let cold: Vec<_> = alphas
+    let cold: Vec<_> = betas
         .iter()
-        .map(|&a| solve_alpha_dual(&inst, family, a).expect("the dual applies"))
+        .map(|&b| match lambda {
+            None => solve_alpha_dual(&inst, family, b),
+            Some(l) => solve_region_dual(&inst, family, b, l),
+        })
+        .map(|a| a.expect("the dual applies and certifies"))
         .collect();
     let t_cold = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let mut line = LineSolver::new(&inst, family).expect("the dual applies");
-    let warm: Vec<_> = alphas
-        .iter()
-        .map(|&a| line.solve(&inst, a).expect("the dual applies"))
+    let warm: Vec<_> = match lambda {
+        None => {
+            let mut line = LineSolver::new(&inst, family).expect("the dual applies");
+            betas.iter().map(|&a| line.solve(&inst, a)).collect()
+        }
+        Some(l) => {
+            let mut region = RegionSolver::new(&inst, family).expect("the dual applies");
+            betas.iter().map(|&b| region.solve(&inst, b, l)).collect()
+        }
+    };
+    let warm: Vec<_> = warm
+        .into_iter()
+        .map(|a| a.expect("the dual applies and certifies"))
         .collect();
     let t_warm = t.elapsed().as_secs_f64();
     let optimal = |v: &[leontief_core::Allocation]| {
@@ -71,8 +95,17 @@ fn main() {
                 .map(|(x, y)| (x - y).abs() / x.abs().max(1.0))
         })
         .fold(0.0, f64::max);
+    let what = match lambda {
+        None => "alpha sweep 0.25..8".to_string(),
+        Some(l) => format!("beta sweep {lo:.2}..{hi:.2} at lambda {l}"),
+    };
+    let solver = if lambda.is_none() {
+        "LineSolver"
+    } else {
+        "RegionSolver"
+    };
     println!(
-        "| 50-point alpha sweep 0.25..8, {n} users x {m} resources, {} | 50 independent solves: {t_cold:.3} s ({} optimal) | warm-started LineSolver: {t_warm:.3} s ({} optimal) | largest relative difference {diff:.1e} |",
+        "| 50-point {what}, {n} users x {m} resources, {} | 50 independent solves: {t_cold:.3} s ({} optimal) | warm-started {solver}: {t_warm:.3} s ({} optimal) | largest relative difference {diff:.1e} |",
         family.name(),
         optimal(&cold),
         optimal(&warm),

@@ -206,6 +206,10 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
     // not reach `optimal` that way is solved afresh (with its fallbacks).
     let mut line: Option<leontief_fds::LineSolver> = None;
     let mut line_family: Option<leontief_fds::Family> = None;
+    // Regions A and B the same way: one pool, each point from the previous
+    // point's rho and prices.
+    let mut region: Option<leontief_fds::RegionSolver> = None;
+    let mut region_family: Option<leontief_fds::Family> = None;
     for &v in &values {
         bar.inc(1);
         let mut p = MechParams {
@@ -254,6 +258,26 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
                         line.as_mut()
                             .and_then(|l| l.solve(&instance, *beta))
                             .filter(|a| a.status == leontief_core::Status::Optimal)
+                    }
+                    Mech::Conic {
+                        family: f,
+                        beta,
+                        lambda,
+                        ..
+                    } if matches!(
+                        leontief_fds::classify(*beta, *lambda),
+                        Ok(leontief_fds::Classified::Region(
+                            leontief_fds::Region::A | leontief_fds::Region::B
+                        ))
+                    ) =>
+                    {
+                        if region_family != Some(*f) {
+                            region = leontief_fds::RegionSolver::new(&instance, *f);
+                            region_family = Some(*f);
+                        }
+                        region
+                            .as_mut()
+                            .and_then(|r| r.solve(&instance, *beta, *lambda))
                     }
                     _ => None,
                 };

@@ -10,6 +10,7 @@ use leontief_core::Instance;
 use leontief_fds::{
     classify, frank_wolfe_gap, frank_wolfe_gap_log, merit, omega, solve, solve_alpha,
     solve_alpha_conic, solve_alpha_dual, solve_region_dual, Classified, Family, LineSolver, Region,
+    RegionSolver,
 };
 use leontief_highs::Highs;
 use proptest::prelude::*;
@@ -149,6 +150,34 @@ proptest! {
             prop_assert!(gap <= 1e-8, "alpha {alpha}: Frank-Wolfe gap {gap}");
             if let Some(c) = solve_alpha_dual(&inst, family, alpha).filter(|c| c.status == leontief_core::Status::Optimal) {
                 prop_assert!(close(&w.user_tasks, &c.user_tasks, 1e-7), "alpha {alpha}: {:?} vs {:?}", w.user_tasks, c.user_tasks);
+            }
+        }
+    }
+
+    #[test]
+    fn warm_started_region_points_are_the_cold_ones(
+        inst in instance(Shape { max_servers: 1, placement: false, ..Shape::default() }),
+        gfj in any::<bool>(),
+        region_b in any::<bool>(),
+    ) {
+        prop_assume!(runnable(&inst));
+        let family = if gfj { Family::Gfj } else { Family::Fds };
+        // None unless the entries pool exactly (one entry, or proportional).
+        let Some(mut region) = RegionSolver::new(&inst, family) else { return Ok(()) };
+        let (lambda, betas): (f64, &[f64]) = if region_b {
+            (-1.0, &[1.5, 2.0, 3.0, 5.0, 8.0])
+        } else {
+            (2.0, &[0.4, 0.5, 0.7, 0.9])
+        };
+        for &beta in betas {
+            let w = region.solve(&inst, beta, lambda);
+            prop_assert!(w.is_some(), "({beta}, {lambda}): the dual gave up");
+            let w = w.unwrap();
+            prop_assert_eq!(w.status, leontief_core::Status::Optimal);
+            let gap = frank_wolfe_gap(&Highs::default(), &inst, family, &w.user_tasks, beta, lambda).unwrap();
+            prop_assert!(gap <= 1e-8, "({beta}, {lambda}): Frank-Wolfe gap {gap}");
+            if let Some(c) = solve_region_dual(&inst, family, beta, lambda) {
+                prop_assert!(close(&w.user_tasks, &c.user_tasks, 1e-7), "({beta}, {lambda}): {:?} vs {:?}", w.user_tasks, c.user_tasks);
             }
         }
     }
