@@ -401,6 +401,33 @@ fn continuation(
     None
 }
 
+/// Where the separable program cannot pin an allocation down: the users
+/// below their cap whose bundle price exceeds their linear value by less
+/// than 1e-7 of it take x_n from e_n x_n^-beta = q_n - d_n, a difference
+/// known to ~1e-16 q_n, so x_n to ~1e-16 / (beta (q_n - d_n) / q_n). The
+/// loads fix as many of them as there are priced resources; if more remain,
+/// returns (how many such users, the accuracy of the worst one left).
+fn unresolved_split(pool: &leontief_bbf::Pool, x: &[f64], p: &[f64]) -> Option<(usize, f64)> {
+    let priced = p.iter().filter(|&&v| v > 0.0).count();
+    let mut acc: Vec<f64> = (0..pool.num_users())
+        .filter(|&n| pool.lin(n) > 0.0 && x[n] < pool.ub[n] * (1.0 - 1e-12))
+        .filter_map(|n| {
+            let q: f64 = pool.row(n).iter().zip(p).map(|(r, p)| r * p).sum();
+            let rel = (q - pool.lin(n)) / q;
+            (q > 0.0 && rel < 1e-7)
+                .then(|| f64::EPSILON / (pool.alpha * rel.max(f64::MIN_POSITIVE)))
+        })
+        .collect();
+    if acc.len() <= priced {
+        return None;
+    }
+    acc.sort_by(|a, b| b.total_cmp(a));
+    // The loads fix `priced` of them (the least accurate first, the most
+    // favourable reading); the rest are as accurate as their stationarity.
+    let worst_left = acc[priced];
+    (worst_left > 1e-9).then_some((acc.len(), worst_left))
+}
+
 /// Regions A and B on one server entry by the dual: the maximiser of M is
 /// the maximiser of the separable concave program
 /// rho U + S = sum_n [rho w_n s_n^(1-beta)/(1-beta) + s_n] for the rho at
@@ -600,12 +627,27 @@ impl RegionSolver {
         if status != leontief_core::Status::Optimal {
             return None;
         }
+        let prices = last_prices.borrow().clone();
+        let unresolved = prices
+            .as_deref()
+            .and_then(|p| unresolved_split(&pool_at(t.exp()), &x, p));
+        let status = if unresolved.is_some() {
+            leontief_core::Status::ReducedAccuracy
+        } else {
+            status
+        };
         let mut a = Allocation::new(
             instance,
             self.family.name(),
             status,
             base.split(instance, &x),
         );
+        if let Some((users, acc)) = unresolved {
+            a.notes.push(format!(
+                "{users} users have a marginal power utility below rounding of their linear value (rho c_n x_n^-beta / d_n < 1e-7), more than the {} priced resources can fix through the loads: how their tasks split among them is determined only to about {acc:.0e} (relative); the merit is flat along that split to rounding, so the Frank-Wolfe gap cannot see it",
+                prices.as_deref().map_or(0, |p| p.iter().filter(|&&v| v > 0.0).count())
+            ));
+        }
         a.solve_seconds = t0.elapsed().as_secs_f64();
         a.backend_status = Some(format!(
             "dual: {steps} secant steps on rho, each a projected-Newton solve on the prices"
@@ -622,7 +664,6 @@ impl RegionSolver {
             a.notes
                 .push("warm-started from the previous point's rho and prices".into());
         }
-        let prices = last_prices.borrow().clone();
         self.warm = prices.map(|p| (t, p));
         Some(a)
     }
