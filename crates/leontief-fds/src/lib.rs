@@ -968,8 +968,7 @@ fn solve_program_rescaled<B: LpBackend>(
         p
     };
     let build = t0.elapsed().as_secs_f64();
-    let mut lp = backend.load(problem)?;
-    let sol = lp.solve()?;
+    let sol = backend.load(problem)?.solve()?;
     // phi = scale^(1-beta) U~ with U~ = f V (V the program's objective:
     // f = 1 - alpha, or -1 for alpha < 0), and the row holds -S / scale.
     let slope = match (fixed_total, total_s_row) {
