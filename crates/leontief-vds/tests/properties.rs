@@ -208,3 +208,76 @@ fn max_tasks_on_the_non_uniqueness_instance_is_5_6_each() {
     let br = totals(&psdsf(&inst, 100_000).tasks);
     assert!(br.iter().sum::<f64>() < 2.5 - 1e-6, "{br:?}");
 }
+
+/// Found by exploration: one capped user alone on a server, alpha = 10,
+/// damped Jacobi. The iterate sat 1 ulp below the cap with nothing priced;
+/// u(cap) - u(x) was computed as a difference of two numbers near 1e10
+/// (2e-6 of rounding) and compared absolutely, so the certificate never
+/// held and the run ended `iteration_limit` after 10,000 sweeps. The gain
+/// is now computed with expm1 / ln_1p and, with nothing priced, relative
+/// to what the users' tasks are worth at their marginal utility.
+#[test]
+fn a_capped_user_alone_at_alpha_ten_converges_by_jacobi() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["r0"], "servers": [{"name": "s0", "capacity": [2.389997566720719], "count": 3}],
+          "users": [{"name": "u0", "demand": [0.8338186715448374], "weight": 3.854101037794001, "tasks": 2.8826574384059582}]}"#,
+    )
+    .unwrap();
+    let o = vds(
+        &inst,
+        &VdsSettings {
+            alpha: 10.0,
+            jacobi: Some(0.5),
+            ..VdsSettings::default()
+        },
+    );
+    assert!(o.converged, "{} sweeps, {:?}", o.sweeps, o.certificate);
+    assert!(o.certificate.holds, "{:?}", o.certificate);
+    assert!(o.sweeps < 1000, "{} sweeps", o.sweeps);
+}
+
+/// Found by exploration: a capped user pulled off its cap at every sweep.
+/// A response overfilling a resource by rounding (1 + 3.5e-14) was scaled
+/// back, every user of the resource with it; the capped user's marginal
+/// utility is far above the price, so even 3.5e-14 below its cap is a
+/// Nikaido-Isoda gap of 1.4e-9 (alpha = 3) or 5e6 (alpha = 10, 1 ulp), and
+/// Gauss-Seidel ran 10,000 sweeps to `iteration_limit`. Loads within 1e-12
+/// of the capacity are no longer scaled back.
+#[test]
+fn capped_users_stay_at_their_caps_under_gauss_seidel() {
+    let cases = [
+        (
+            r#"{"resources": ["r0"], "servers": [{"name": "s0", "capacity": [7.630295231000074], "count": 2}],
+               "users": [{"name": "u0", "demand": [0.1], "tasks": 0.5}, {"name": "u1", "demand": [1.3796537063121062]}]}"#,
+            10.0,
+        ),
+        (
+            r#"{"resources": ["r0"], "servers": [{"name": "s0", "capacity": [2.784539798124869], "count": 3},
+                 {"name": "s1", "capacity": [6.903748345080361], "count": 3}],
+               "users": [{"name": "u0", "demand": [0.33281714246322974], "weight": 2.8158563414169913,
+                          "tasks": 1.339388998978745, "servers": ["s0"]},
+                         {"name": "u1", "demand": [0.1]}, {"name": "u2", "demand": [0.1]}]}"#,
+            3.0,
+        ),
+    ];
+    for (json, alpha) in cases {
+        let inst = Instance::from_json_str(json).unwrap();
+        for jacobi in [None, Some(0.5)] {
+            let o = vds(
+                &inst,
+                &VdsSettings {
+                    alpha,
+                    jacobi,
+                    ..VdsSettings::default()
+                },
+            );
+            assert!(
+                o.converged,
+                "alpha {alpha} {jacobi:?}: {} sweeps, {:?}",
+                o.sweeps, o.certificate
+            );
+            assert!(o.certificate.holds, "{:?}", o.certificate);
+            assert!(o.sweeps < 1000, "{} sweeps", o.sweeps);
+        }
+    }
+}
