@@ -259,6 +259,11 @@ fn capped_users_stay_at_their_caps_under_gauss_seidel() {
                          {"name": "u1", "demand": [0.1]}, {"name": "u2", "demand": [0.1]}]}"#,
             3.0,
         ),
+        (
+            r#"{"resources": ["r0"], "servers": [{"name": "s0", "capacity": [6.088903845447824], "count": 2}],
+               "users": [{"name": "u0", "demand": [0.1]}, {"name": "u1", "demand": [0.1], "tasks": 2.716580016621178}]}"#,
+            10.0,
+        ),
     ];
     for (json, alpha) in cases {
         let inst = Instance::from_json_str(json).unwrap();
@@ -274,6 +279,63 @@ fn capped_users_stay_at_their_caps_under_gauss_seidel() {
             assert!(
                 o.converged,
                 "alpha {alpha} {jacobi:?}: {} sweeps, {:?}",
+                o.sweeps, o.certificate
+            );
+            assert!(o.certificate.holds, "{:?}", o.certificate);
+            assert!(o.sweeps < 1000, "{} sweeps", o.sweeps);
+        }
+    }
+}
+
+/// Found by exploration: a server's dual stopped short at every sweep (the
+/// same inexact response 10,000 times, `iteration_limit`): a priced
+/// resource 2e-5 short of full; a resource priced while its only user sat
+/// at its cap (no curvature in its direction); a price far above what any
+/// user would pay, every user at its lower bound. The active-set finish
+/// (Newton on the priced resources' loads, a slack or negative price
+/// leaving, prices halved where no user is interior) certifies them.
+#[test]
+fn server_duals_that_stopped_short_are_finished_on_the_active_set() {
+    let cases = [
+        (
+            r#"{"resources": ["r0", "r1"], "servers": [{"name": "s0", "capacity": [1.0, 0.0]},
+                 {"name": "s1", "capacity": [9.638169924559671, 5.764887371491123], "count": 2},
+                 {"name": "s2", "capacity": [1.0, 0.0]}],
+               "users": [{"name": "u0", "demand": [0.5575254201639929, 0.0], "tasks": 19.51268530395383, "servers": ["s1"]},
+                         {"name": "u1", "demand": [0.9457514001178443, 1.3000320825337706], "servers": ["s1"]},
+                         {"name": "u2", "demand": [0.1, 0.0], "servers": ["s2"]}]}"#,
+            [3.0, 3.0],
+        ),
+        (
+            r#"{"resources": ["r0", "r1"], "servers": [{"name": "s0", "capacity": [1.0, 2.899366327016235], "count": 3},
+                 {"name": "s1", "capacity": [1.0, 0.0]}],
+               "users": [{"name": "u0", "demand": [0.1, 0.0]},
+                         {"name": "u1", "demand": [0.0, 1.5572051150759447], "tasks": 4.439756382916594, "servers": ["s0"]}]}"#,
+            [1.0, 2.0],
+        ),
+        (
+            r#"{"resources": ["r0", "r1"], "servers": [{"name": "s0", "capacity": [7.961934093491127, 1.0], "count": 2},
+                 {"name": "s1", "capacity": [1.0, 7.54819348554119], "count": 2}],
+               "users": [{"name": "u0", "demand": [0.1, 0.0]},
+                         {"name": "u1", "demand": [0.0, 1.4850560817789487], "tasks": 8.34572641665422, "servers": ["s1"]},
+                         {"name": "u2", "demand": [1.742574408607074, 0.1], "weight": 2.7763567979019492},
+                         {"name": "u3", "demand": [0.1, 0.0]}]}"#,
+            [3.0, 10.0],
+        ),
+    ];
+    for (json, alphas) in cases {
+        let inst = Instance::from_json_str(json).unwrap();
+        for alpha in alphas {
+            let o = vds(
+                &inst,
+                &VdsSettings {
+                    alpha,
+                    ..VdsSettings::default()
+                },
+            );
+            assert!(
+                o.converged,
+                "alpha {alpha}: {} sweeps, {:?}",
                 o.sweeps, o.certificate
             );
             assert!(o.certificate.holds, "{:?}", o.certificate);
