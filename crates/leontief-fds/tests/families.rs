@@ -353,6 +353,26 @@ fn regions_and_refusals() {
 /// (it was absolute, and these points ended `reduced_accuracy` or
 /// `numerical_failure`); the Frank-Wolfe gap, computed from the output
 /// alone, confirms the optimum.
+/// `a` is `optimal` and first-order optimal: its Frank-Wolfe gap (an LP
+/// on HiGHS from the output alone) is below 1e-8.
+fn assert_certified(
+    inst: &Instance,
+    family: Family,
+    a: &leontief_core::Allocation,
+    beta: f64,
+    lambda: f64,
+) {
+    assert_eq!(
+        a.status,
+        leontief_core::Status::Optimal,
+        "({beta}, {lambda}): {:?}",
+        a.notes
+    );
+    let gap =
+        frank_wolfe_gap(&Highs::default(), inst, family, &a.user_tasks, beta, lambda).unwrap();
+    assert!(gap <= 1e-8, "({beta}, {lambda}): Frank-Wolfe gap {gap}");
+}
+
 /// 10,000 users x 4 resources, demands U[0.1, 1], capacities 1,000
 /// (a fixed LCG, seed 11).
 fn ten_thousand_users() -> Instance {
@@ -394,22 +414,7 @@ fn the_line_at_large_alpha_on_ten_thousand_users_is_optimal() {
     let mut line = LineSolver::new(&inst, Family::Gfj).unwrap();
     for alpha in [4.0, 6.0, 8.0] {
         let a = line.solve(&inst, alpha).unwrap();
-        assert_eq!(
-            a.status,
-            leontief_core::Status::Optimal,
-            "alpha {alpha}: {:?}",
-            a.backend_status
-        );
-        let gap = frank_wolfe_gap(
-            &Highs::default(),
-            &inst,
-            Family::Gfj,
-            &a.user_tasks,
-            alpha,
-            (1.0 - alpha) / alpha,
-        )
-        .unwrap();
-        assert!(gap <= 1e-8, "alpha {alpha}: Frank-Wolfe gap {gap}");
+        assert_certified(&inst, Family::Gfj, &a, alpha, (1.0 - alpha) / alpha);
     }
 }
 
@@ -426,21 +431,7 @@ fn regions_a_and_b_on_ten_thousand_users_are_optimal_by_the_dual() {
     for (beta, lambda) in [(3.0, -2.0), (5.0, -4.0), (0.95, 2.0)] {
         let a = solve_region_dual(&inst, Family::Fds, beta, lambda)
             .unwrap_or_else(|| panic!("({beta}, {lambda}): the dual gave up"));
-        assert_eq!(
-            a.status,
-            leontief_core::Status::Optimal,
-            "({beta}, {lambda})"
-        );
-        let gap = frank_wolfe_gap(
-            &Highs::default(),
-            &inst,
-            Family::Fds,
-            &a.user_tasks,
-            beta,
-            lambda,
-        )
-        .unwrap();
-        assert!(gap <= 1e-8, "({beta}, {lambda}): Frank-Wolfe gap {gap}");
+        assert_certified(&inst, Family::Fds, &a, beta, lambda);
     }
 }
 
@@ -455,17 +446,7 @@ fn region_b_at_beta_ten_is_solved_by_continuation() {
     let inst = random_pool(1_000, 10);
     let (beta, lambda) = (10.0, -0.95);
     let a = solve_region_dual(&inst, Family::Fds, beta, lambda).expect("the dual certifies");
-    assert_eq!(a.status, leontief_core::Status::Optimal);
-    let gap = frank_wolfe_gap(
-        &Highs::default(),
-        &inst,
-        Family::Fds,
-        &a.user_tasks,
-        beta,
-        lambda,
-    )
-    .unwrap();
-    assert!(gap <= 1e-8, "Frank-Wolfe gap {gap}");
+    assert_certified(&inst, Family::Fds, &a, beta, lambda);
 }
 
 /// Proportional server entries pool exactly, so the dual applies to them:
@@ -525,15 +506,5 @@ fn region_n_retries_a_failed_slice_with_another_scale() {
     )
     .unwrap();
     let a = solve(&Clarabel::default(), &inst, Family::Gfj, 3.0, -0.3).unwrap();
-    assert_eq!(a.status, leontief_core::Status::Optimal, "{:?}", a.notes);
-    let gap = frank_wolfe_gap(
-        &Highs::default(),
-        &inst,
-        Family::Gfj,
-        &a.user_tasks,
-        3.0,
-        -0.3,
-    )
-    .unwrap();
-    assert!(gap <= 1e-8, "Frank-Wolfe gap {gap}");
+    assert_certified(&inst, Family::Gfj, &a, 3.0, -0.3);
 }
