@@ -22,3 +22,21 @@ for spec in "best-fit 1000 6.6e5" "best-fit 1000 1e6" "first-fit 1000 6.6e5" \
   timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/sim_scale" $spec || echo "| $spec | timed out or failed |"
 done
 cargo bench -p leontief-benches --bench sim -- --noplot 2>&1 | grep -E "^(heuristics|simulate)/|time:" | paste - - || true
+# Issue 3: warm-started sweeps (the line, regions B and A), and the
+# CVXPY + Clarabel reference when cvxpy is installed (pip install cvxpy
+# clarabel; not a dependency of leontief).
+cargo build --release -q -p leontief-benches --bin fds_sweep
+for spec in "10000 4 fds" "10000 4 gfj" "1000 10 fds" "10000 4 fds -1" "10000 4 gfj -1" \
+            "1000 10 fds -1" "10000 4 fds 2" "1000 10 fds 2"; do
+  timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/fds_sweep" $spec || echo "| fds_sweep $spec | timed out or failed |"
+done
+if python3 -c "import cvxpy" 2>/dev/null; then
+  for bl in "0.5 1" "2 -0.5" "0.5 2" "0.25 5" "0.95 2" "2 -1" "3 -2" "5 -4" "8 -7"; do
+    python3 benches/reference/cvxpy_fds.py 10000 4 $bl || true
+  done
+fi
+# Issue 5: server-based mechanisms.
+cargo build --release -q -p leontief-benches --bin vds_scale
+for spec in "psdsf 200 200 50" "pf 1000 1000 50" "vds 3 200 50 10"; do
+  timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/vds_scale" $spec || echo "| vds_scale $spec | timed out or failed |"
+done
