@@ -4,9 +4,17 @@
 set -euo pipefail
 missing=()
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
-if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 && ! ls /usr/lib/*/libclang*.so* >/dev/null 2>&1; then
-  missing+=(libclang-dev)
-fi
+# bindgen loads libclang itself (libclang.so or libclang-N.so): the C++
+# library libclang-cpp, which some images ship alone, does not count.
+has_libclang() {
+  local p
+  for p in /usr/lib/llvm-*/lib/libclang.so* /usr/lib/llvm-*/lib/libclang-[0-9]*.so* \
+    /usr/lib/*/libclang.so* /usr/lib/*/libclang-[0-9]*.so*; do
+    [ -e "$p" ] && return 0
+  done
+  return 1
+}
+has_libclang || missing+=(libclang-dev)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""
