@@ -1,5 +1,6 @@
 //! One-shot runs of the server-based mechanisms (004) at the sizes of
-//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE`, `vds_scale vds ALPHA
+//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain]` (plain: no
+//! exact finish, Gauss-Seidel alone), `vds_scale vds ALPHA
 //! USERS SERVERS ELIGIBLE [jacobi]`, `vds_scale pf USERS SERVERS ELIGIBLE`
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
 //! `generate::placement` (3 resources, weights in [1, 4], each user on
@@ -26,12 +27,19 @@ fn main() {
         Some("psdsf") => {
             let (n, k, e, inst) = sized(1);
             let t = Instant::now();
-            let o = leontief_vds::psdsf(&inst, 100_000);
+            let exact_finish = args.get(4).map(String::as_str) != Some("plain");
+            let o = leontief_vds::psdsf_with(
+                &inst,
+                &leontief_vds::PsdsfSettings {
+                    exact_finish,
+                    ..Default::default()
+                },
+            );
             let secs = t.elapsed().as_secs_f64();
             let c = leontief_vds::certificate(&inst, &o.tasks, 1e-9);
             println!(
-                "| PS-DSF {n} users x {k} servers, {e} eligible each | {} sweeps, converged {}, Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
-                o.sweeps, o.converged, c.holds, c.worst_violation, mib()
+                "| PS-DSF {n} users x {k} servers, {e} eligible each | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                o.sweeps, o.converged, o.exact_finish, o.finishes_tried, c.holds, c.worst_violation, mib()
             );
         }
         Some("vds") => {

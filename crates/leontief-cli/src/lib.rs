@@ -31,7 +31,7 @@ Mechanisms (--mechanism):
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
-  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses, Definition-4 certificate; --select max-tasks: the member with most tasks, exact MILP on HiGHS (004)
+  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses ended by an exact forest solve, Definition-4 certificate; --select sweeps: the best responses alone; --select max-tasks: the member with most tasks, exact MILP on HiGHS (004)
   vds        alphaPF-VDS, --alpha A >= 1: alpha = 1 one exponential-cone program; gamma separable one power-cone program; otherwise Gauss-Seidel best responses among servers (--jacobi [THETA] for the damped distributed form), certified by the Nikaido-Isoda gap (004)
   tsf        task share fairness: max-min of x_n / y_n, y_n the tasks a user could run on all servers, with placement (Wang et al., SC'16; 004)
   first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
@@ -301,7 +301,10 @@ pub struct MechParams {
     #[arg(long, value_enum)]
     pub method: Option<bbf::EgMethod>,
     /// psdsf: which PS-DSF allocation (PS-DSF is not unique):
-    /// best-response (default) or max-tasks (exact MILP, small instances).
+    /// best-response (default: Gauss-Seidel best responses from zero, ended
+    /// by the exact forest finish on their structure), sweeps (the
+    /// best responses alone to their limit; slow at scale) or max-tasks
+    /// (exact MILP, small instances).
     #[arg(long)]
     pub select: Option<String>,
     /// vds: damped Jacobi best responses (all servers at once, the
@@ -354,6 +357,8 @@ pub enum Mech {
     Psdsf {
         /// --select max-tasks.
         max_tasks: bool,
+        /// False with --select sweeps (no exact finish).
+        exact_finish: bool,
     },
     /// alphaPF-VDS (004) for alpha > 1 (alpha = 1 is `Conic`).
     Vds {
@@ -403,7 +408,11 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         "first-fit" => Mech::Heuristic(Heuristic::FirstFit),
         "best-fit" => Mech::Heuristic(Heuristic::BestFit { normaliser: 0 }),
         "slots" => match p.slots {
-            None => return Err(bad_input("--mechanism slots needs --slots S (slots per maximum server, S >= 1)")),
+            None => {
+                return Err(bad_input(
+                    "--mechanism slots needs --slots S (slots per maximum server, S >= 1)",
+                ))
+            }
             Some(0) => return Err(bad_input("--slots must be >= 1 (got 0)")),
             Some(slots) => Mech::Heuristic(Heuristic::Slots { slots }),
         },
@@ -419,16 +428,24 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                 "fds" => leontief_fds::Family::Fds,
                 "gfj" => leontief_fds::Family::Gfj,
                 _ => match p.p.as_deref() {
-                    None => return Err(bad_input("--mechanism pnorm needs --p P (P >= 1, or inf)")),
+                    None => {
+                        return Err(bad_input("--mechanism pnorm needs --p P (P >= 1, or inf)"))
+                    }
                     Some("inf") => leontief_fds::Family::PNorm(f64::INFINITY),
                     Some(v) => match v.parse::<f64>() {
                         Ok(x) if x >= 1.0 && x.is_finite() => leontief_fds::Family::PNorm(x),
-                        _ => return Err(bad_input(format!("--p {v}: must be a number >= 1, or inf"))),
+                        _ => {
+                            return Err(bad_input(format!(
+                                "--p {v}: must be a number >= 1, or inf"
+                            )))
+                        }
                     },
                 },
             };
             match (p.alpha, p.beta) {
-                (Some(_), Some(_)) => return Err(bad_input("give --alpha or --beta [--lambda], not both")),
+                (Some(_), Some(_)) => {
+                    return Err(bad_input("give --alpha or --beta [--lambda], not both"))
+                }
                 (Some(a), None) => {
                     if p.lambda.is_some() {
                         return Err(bad_input("--lambda does not apply with --alpha (the line fixes lambda = (1-alpha)/alpha)"));
@@ -436,14 +453,28 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
                     if !(a.is_finite() && a > 0.0) {
                         return Err(bad_input(format!("--alpha {a}: must be finite and > 0")));
                     }
-                    Mech::Conic { family, beta: a, lambda: (1.0 - a) / a, alpha_form: true }
+                    Mech::Conic {
+                        family,
+                        beta: a,
+                        lambda: (1.0 - a) / a,
+                        alpha_form: true,
+                    }
                 }
                 (None, Some(b)) => {
                     let lambda = p.lambda.unwrap_or((1.0 - b) / b);
                     leontief_fds::classify(b, lambda).map_err(|e| bad_input(e.to_string()))?;
-                    Mech::Conic { family, beta: b, lambda, alpha_form: false }
+                    Mech::Conic {
+                        family,
+                        beta: b,
+                        lambda,
+                        alpha_form: false,
+                    }
                 }
-                (None, None) => return Err(bad_input(format!("--mechanism {name} needs --beta B [--lambda L] or --alpha A"))),
+                (None, None) => {
+                    return Err(bad_input(format!(
+                        "--mechanism {name} needs --beta B [--lambda L] or --alpha A"
+                    )))
+                }
             }
         }
         "bbf-eg" => Mech::Bbf(bbf::BbfKind::Eg {
@@ -453,17 +484,22 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
             by_t: p.by == Some(ByArg::T),
             trajectory: p.trajectory.clone(),
         }),
-        "psdsf" => Mech::Psdsf {
-            max_tasks: match p.select.as_deref() {
-                None | Some("best-response") => false,
-                Some("max-tasks") => true,
+        "psdsf" => {
+            let (max_tasks, exact_finish) = match p.select.as_deref() {
+                None | Some("best-response") => (false, true),
+                Some("sweeps") => (false, false),
+                Some("max-tasks") => (true, true),
                 Some(other) => {
                     return Err(bad_input(format!(
-                        "--select {other}: use best-response (the Gauss-Seidel point from zero) or max-tasks (the member with most tasks, an exact MILP)"
+                        "--select {other}: use best-response (the Gauss-Seidel point from zero, ended by the exact finish), sweeps (the best responses alone, to their limit) or max-tasks (the member with most tasks, an exact MILP)"
                     )))
                 }
-            },
-        },
+            };
+            Mech::Psdsf {
+                max_tasks,
+                exact_finish,
+            }
+        }
         "vds" => match p.alpha {
             None => return Err(bad_input("--mechanism vds needs --alpha A (A >= 1)")),
             Some(1.0) => Mech::Conic {
@@ -608,7 +644,10 @@ fn solve_unchecked(
     let a = match mechanism {
         Mech::Exact(m) => exact(m)?,
         Mech::Bbf(kind) => bbf::solve(instance, kind)?,
-        Mech::Psdsf { max_tasks } => server_based::psdsf(highs, instance, *max_tasks)?,
+        Mech::Psdsf {
+            max_tasks,
+            exact_finish,
+        } => server_based::psdsf(highs, instance, *max_tasks, *exact_finish)?,
         Mech::Vds { alpha, jacobi } => server_based::vds(instance, *alpha, *jacobi)?,
         Mech::Conic {
             family,

@@ -17,6 +17,7 @@ pub(crate) fn psdsf(
     highs: &Highs,
     instance: &Instance,
     max_tasks: bool,
+    exact_finish: bool,
 ) -> Result<Allocation, Failure> {
     let t0 = Instant::now();
     if max_tasks {
@@ -45,7 +46,13 @@ pub(crate) fn psdsf(
         ));
         return Ok(a);
     }
-    let o = leontief_vds::psdsf(instance, 100_000);
+    let o = leontief_vds::psdsf_with(
+        instance,
+        &leontief_vds::PsdsfSettings {
+            exact_finish,
+            ..leontief_vds::PsdsfSettings::default()
+        },
+    );
     let status = if o.converged {
         Status::Optimal
     } else {
@@ -56,13 +63,25 @@ pub(crate) fn psdsf(
     a.backend_status = Some(format!(
         "Gauss-Seidel water-filling best responses: {} sweeps, {}",
         o.sweeps,
-        if o.converged {
-            "converged"
+        if o.exact_finish {
+            format!(
+                "ended by the exact forest finish on its try {} (it passed Definition 4)",
+                o.finishes_tried
+            )
+        } else if o.converged {
+            format!(
+                "converged (no change to 1e-13; {} finishes tried)",
+                o.finishes_tried
+            )
         } else {
-            "iteration limit"
+            "iteration limit".to_string()
         }
     ));
-    a.notes.push("PS-DSF is not unique in general: this is the best-response point from zero (selection rule best-response; --select max-tasks gives the member with most tasks); the Definition-4 certificate is under verification".into());
+    a.notes.push(if exact_finish {
+        "PS-DSF is not unique in general: selection rule best-response: the Gauss-Seidel best responses from zero, ended by an exact solve on the structure they reached (levels per server, holders on a forest) once that solve passes Definition 4; where several PS-DSF allocations share that structure (a consistent cycle of holders) it may differ from the sweeps' own limit (--select sweeps), and --select max-tasks gives the member with most tasks; the Definition-4 certificate is under verification".to_string()
+    } else {
+        "PS-DSF is not unique in general: selection rule sweeps: the limit of the Gauss-Seidel best responses from zero (--select best-response ends them early by an exact solve; --select max-tasks gives the member with most tasks); the Definition-4 certificate is under verification".to_string()
+    });
     Ok(a)
 }
 

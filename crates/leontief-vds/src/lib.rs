@@ -23,12 +23,13 @@ use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use serde::Serialize;
 
 mod checks;
+mod forest;
 mod psdsf;
 mod select;
 mod vds;
 
 pub use checks::{bottleneck, envy, separable, sharing_incentive, Separable};
-pub use psdsf::{psdsf, PsdsfOutcome};
+pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
 

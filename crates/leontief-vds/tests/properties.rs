@@ -326,3 +326,72 @@ fn server_duals_that_stopped_short_are_finished_on_the_active_set() {
         }
     }
 }
+
+/// Plain Gauss-Seidel (no exact finish).
+fn plain_sweeps(inst: &Instance) -> leontief_vds::PsdsfOutcome {
+    leontief_vds::psdsf_with(
+        inst,
+        &leontief_vds::PsdsfSettings {
+            exact_finish: false,
+            ..leontief_vds::PsdsfSettings::default()
+        },
+    )
+}
+
+/// Definition 4, sharing incentive and envy-freeness of a PS-DSF answer.
+fn assert_psdsf(inst: &Instance, tasks: &[Vec<f64>], what: &str) {
+    let c = certificate(inst, tasks, 1e-9);
+    assert!(c.holds, "{what}: {c:?}");
+    let si = sharing_incentive(inst, &totals(tasks));
+    assert!(si <= 1e-9, "{what}: sharing incentive short by {si}");
+    let e = envy(inst, tasks);
+    assert!(e <= 1e-9, "{what}: envy {e}");
+}
+
+#[test]
+fn the_exact_finish_fires_on_generated_placement_instances_and_is_certified() {
+    let mut fired = 0;
+    for seed in 1..=20 {
+        let inst = leontief_core::generate::placement(60, 30, 3, 5, seed);
+        let o = psdsf(&inst, 100_000);
+        assert!(o.converged, "seed {seed}");
+        assert_psdsf(&inst, &o.tasks, &format!("seed {seed}"));
+        if o.exact_finish {
+            fired += 1;
+            assert!(o.sweeps < plain_sweeps(&inst).sweeps, "seed {seed}");
+        }
+    }
+    // Deterministic (fixed seeds): the finish is what ends most runs.
+    assert!(fired >= 15, "the finish ended {fired} of 20 runs");
+}
+
+#[test]
+fn the_exact_finish_keeps_capped_users_at_their_caps() {
+    let mut fired = 0;
+    for seed in 1..=10 {
+        let base = leontief_core::generate::placement(60, 30, 3, 5, seed);
+        let free = totals(&plain_sweeps(&base).tasks);
+        // Every third user capped below what it gets uncapped.
+        let mut raw = base.to_raw();
+        for (j, u) in raw.users.iter_mut().enumerate() {
+            if j % 3 == 0 {
+                u.tasks = Some(0.7 * free[j]);
+            }
+        }
+        let inst = Instance::new(raw).unwrap();
+        let o = psdsf(&inst, 100_000);
+        assert!(o.converged, "seed {seed}");
+        assert_psdsf(&inst, &o.tasks, &format!("capped, seed {seed}"));
+        let x = totals(&o.tasks);
+        for (j, u) in inst.users().iter().enumerate() {
+            if let Some(t) = u.tasks {
+                assert!(
+                    x[j] <= t * (1.0 + 1e-9),
+                    "seed {seed}: user {j} over its cap"
+                );
+            }
+        }
+        fired += usize::from(o.exact_finish);
+    }
+    assert!(fired >= 5, "the finish ended {fired} of 10 capped runs");
+}
