@@ -2,7 +2,7 @@
 
 use crate::forest::forest_finish;
 use crate::Eligibility;
-use leontief_core::{Instance, ResourceId, ServerId};
+use leontief_core::{Instance, ServerId};
 
 /// What [`psdsf`] returns.
 #[derive(Debug, Clone)]
@@ -20,6 +20,19 @@ pub struct PsdsfOutcome {
     /// Exact finishes tried (each one a forest solve, its checks and, when
     /// those pass, the Definition-4 certificate).
     pub finishes_tried: usize,
+}
+
+/// Buffers of [`best_response`], kept across servers and sweeps.
+#[derive(Default)]
+struct Scratch {
+    a: Vec<f64>,
+    room: Vec<f64>,
+    events: Vec<Event>,
+    val: Vec<f64>,
+    slope: Vec<f64>,
+    rising: Vec<usize>,
+    state: Vec<u8>,
+    saturated: Vec<bool>,
 }
 
 /// One event of the water-filling sweep: user `user` starts rising at
@@ -47,23 +60,31 @@ fn best_response(
     i: usize,
     other: &[f64],
     out: &mut [f64],
+    scratch: &mut Scratch,
 ) {
     let users = instance.users();
     let m = instance.num_resources();
-    let cap: Vec<f64> = (0..m)
-        .map(|r| instance.class_capacity(ServerId(i), ResourceId(r)))
-        .collect();
+    let Scratch {
+        a,
+        room,
+        events,
+        val,
+        slope,
+        rising,
+        state,
+        saturated,
+    } = scratch;
+    let cap = instance.class_capacities(ServerId(i));
     let list = &elig.on_server[i];
-    let a: Vec<f64> = list.iter().map(|&(n, g)| users[n].weight * g).collect();
-    let room: Vec<f64> = list
-        .iter()
-        .map(|&(n, _)| {
-            users[n]
-                .tasks
-                .map_or(f64::INFINITY, |t| (t - other[n]).max(0.0))
-        })
-        .collect();
-    let mut events = Vec::with_capacity(2 * list.len());
+    a.clear();
+    a.extend(list.iter().map(|&(n, g)| users[n].weight * g));
+    room.clear();
+    room.extend(list.iter().map(|&(n, _)| {
+        users[n]
+            .tasks
+            .map_or(f64::INFINITY, |t| (t - other[n]).max(0.0))
+    }));
+    events.clear();
     for (k, &(n, _)) in list.iter().enumerate() {
         out[n] = 0.0;
         if room[k] > 0.0 {
@@ -83,13 +104,17 @@ fn best_response(
         }
     }
     events.sort_by(|p, q| p.t.total_cmp(&q.t).then(q.start.cmp(&p.start)));
-    let mut val = vec![0.0; m];
-    let mut slope = vec![0.0; m];
+    val.clear();
+    val.resize(m, 0.0);
+    slope.clear();
+    slope.resize(m, 0.0);
     // Rising users per resource: a slope with none is exactly zero (no
     // rounding residue from the subtractions).
-    let mut rising = vec![0usize; m];
+    rising.clear();
+    rising.resize(m, 0);
     // 0: waiting, 1: rising, 2: done (frozen or at its cap).
-    let mut state = vec![0u8; list.len()];
+    state.clear();
+    state.resize(list.len(), 0);
     let mut t = 0.0;
     let mut next = 0;
     let at = |k: usize, t: f64| (t * a[k] - other[list[k].0]).clamp(0.0, room[k]);
@@ -107,9 +132,8 @@ fn best_response(
                 val[r] += slope[r] * (t_sat - t);
             }
             t = t_sat;
-            let saturated: Vec<bool> = (0..m)
-                .map(|r| slope[r] > 0.0 && val[r] >= cap[r] * (1.0 - 1e-12))
-                .collect();
+            saturated.clear();
+            saturated.extend((0..m).map(|r| slope[r] > 0.0 && val[r] >= cap[r] * (1.0 - 1e-12)));
             for (k, &(n, _)) in list.iter().enumerate() {
                 if state[k] == 2 {
                     continue;
@@ -211,34 +235,58 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     let elig = Eligibility::new(instance);
     let pairs: usize = elig.on_server.iter().map(Vec::len).sum();
     let m = instance.num_resources().max(1);
-    let mut tasks = vec![vec![0.0; k]; nu];
+    // x_{n,i} per eligible pair, server by server (the order of
+    // `elig.on_server`), and each user's pairs for its re-sum.
+    let mut start = vec![0usize; k + 1];
+    for i in 0..k {
+        start[i + 1] = start[i] + elig.on_server[i].len();
+    }
+    let mut user_pairs: Vec<Vec<usize>> = vec![Vec::new(); nu];
+    for i in 0..k {
+        for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
+            user_pairs[n].push(start[i] + t);
+        }
+    }
+    let dense = |xp: &[f64]| {
+        let mut tasks = vec![vec![0.0; k]; nu];
+        for i in 0..k {
+            for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
+                tasks[n][i] = xp[start[i] + t];
+            }
+        }
+        tasks
+    };
+    let mut xp = vec![0.0; pairs];
     let mut total = vec![0.0; nu];
     let mut other = vec![0.0; nu];
     let mut x = vec![0.0; nu];
+    let mut scratch = Scratch::default();
     let mut sweeps = 0;
     let mut converged = false;
     let mut exact_finish = false;
     let mut finishes_tried = 0;
     let mut next_finish = FIRST_FINISH;
+    let mut finished = None;
     while sweeps < max_sweeps {
         sweeps += 1;
         let mut change = 0.0f64;
         let mut scale = 0.0f64;
         for i in 0..k {
-            for &(n, _) in &elig.on_server[i] {
-                other[n] = total[n] - tasks[n][i];
+            let here = &mut xp[start[i]..start[i + 1]];
+            for (&(n, _), &v) in elig.on_server[i].iter().zip(here.iter()) {
+                other[n] = total[n] - v;
             }
-            best_response(instance, &elig, i, &other, &mut x);
-            for &(n, _) in &elig.on_server[i] {
-                change = change.max((x[n] - tasks[n][i]).abs());
+            best_response(instance, &elig, i, &other, &mut x, &mut scratch);
+            for (&(n, _), v) in elig.on_server[i].iter().zip(here.iter_mut()) {
+                change = change.max((x[n] - *v).abs());
                 scale = scale.max(x[n].abs());
-                tasks[n][i] = x[n];
+                *v = x[n];
                 total[n] = other[n] + x[n];
             }
         }
         // Re-sum so rounding does not drift over many sweeps.
         for n in 0..nu {
-            total[n] = tasks[n].iter().sum();
+            total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
         }
         if change <= 1e-13 * scale.max(1e-300) {
             converged = true;
@@ -250,11 +298,9 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
             // At most about a quarter of the work of the sweeps so far
             // (a sweep touches every eligible pair m times).
             let budget = sweeps * pairs * m / 4;
-            let ff = forest_finish(instance, &elig, &tasks, budget);
-            if let Some(t) = ff {
-                let c = crate::certificate(instance, &t, 1e-9);
-                if c.holds {
-                    tasks = t;
+            if let Some(t) = forest_finish(instance, &elig, &dense(&xp), budget) {
+                if crate::certificate(instance, &t, 1e-9).holds {
+                    finished = Some(t);
                     converged = true;
                     exact_finish = true;
                     break;
@@ -262,6 +308,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
             }
         }
     }
+    let tasks = finished.unwrap_or_else(|| dense(&xp));
     PsdsfOutcome {
         tasks,
         sweeps,
