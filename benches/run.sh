@@ -37,6 +37,9 @@ if python3 -c "import cvxpy" 2>/dev/null; then
 fi
 # Issue 5: server-based mechanisms.
 cargo build --release -q -p leontief-benches --bin vds_scale
-for spec in "psdsf 200 200 50" "pf 1000 1000 50" "vds 3 200 50 10"; do
+for spec in "psdsf 200 200 20" "psdsf 200 200 50" "psdsf 1000 100 10" "psdsf 1000 100 50" \
+  "psdsf 1000 1000 20" "psdsf 1000 1000 50" "psdsf 200 200 50 plain" "psdsf 1000 1000 50 plain" \
+  "pf 1000 1000 50" "vds 3 200 50 10"; do
   timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/vds_scale" $spec || echo "| vds_scale $spec | timed out or failed |"
 done
+cargo bench -p leontief-benches --bench vds -- --noplot 2>&1 | grep -E "^psdsf/|time:" | paste - - || true

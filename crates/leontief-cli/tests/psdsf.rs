@@ -4,20 +4,10 @@
 //! pass the independent verification (Definition 4, sharing incentive,
 //! envy); an unknown selection is bad input (exit 2, nothing solved).
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-fn leontief(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::leontief;
+use serde_json::Value;
 
 fn instance() -> std::path::PathBuf {
     let (code, json, err) = leontief(&[

@@ -3,26 +3,16 @@
 //! written from, the slots sweep has one row per S, bad configs name the
 //! field and exit 2.
 
+mod common;
+
+use common::leontief;
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn sims(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../datasets/simulations")
         .join(name)
-}
-
-fn leontief(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn simulate(config: &std::path::Path, extra: &[&str]) -> Value {

@@ -9,10 +9,15 @@
 //!   water-fills x_{n,i}(t) = max(0, t w_n gamma_{n,i} - o_n), o_n the
 //!   user's tasks elsewhere, up to its saturation breakpoints (each
 //!   breakpoint saturates a resource and freezes the users needing it), and
-//!   the servers take turns until nothing moves; the answer carries the
-//!   exact Definition-4 [`certificate`]. PS-DSF is not unique in general:
-//!   this is the best-response point from zero (the selection rule is in
-//!   every output).
+//!   the servers take turns; every few sweeps an exact finish solves the
+//!   PS-DSF conditions on the structure the sweeps reached (one water
+//!   level per server, holders on a forest: linear, peeled leaf by leaf,
+//!   corrected by pivots; `forest.rs`) and ends the run when its answer
+//!   passes the exact Definition-4 [`certificate`]; otherwise the sweeps go
+//!   on until nothing moves. PS-DSF is not unique in general: this is the
+//!   best-response point from zero, or the member the finish reaches on
+//!   its structure (the selection rule is in every output; [`psdsf_with`]
+//!   without the finish gives the sweeps' own limit).
 //!
 //! (TSF and DRFH with placement live on the max-min operator of
 //! `leontief-drfh`; alphaPF-VDS at alpha = 1 is the proportional-fairness
