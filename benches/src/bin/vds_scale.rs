@@ -4,7 +4,8 @@
 //! USERS SERVERS ELIGIBLE [jacobi]`, `vds_scale pf USERS SERVERS ELIGIBLE`
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
 //! `generate::placement` (3 resources, weights in [1, 4], each user on
-//! ELIGIBLE random servers). Prints one Markdown row.
+//! ELIGIBLE random servers; seed 1, or the environment's SEED). Prints one
+//! Markdown row.
 
 use leontief_benches::peak_rss;
 use leontief_core::generate;
@@ -14,6 +15,10 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: f64| -> f64 { args.get(i).and_then(|v| v.parse().ok()).unwrap_or(d) };
     let mib = || peak_rss().unwrap_or(0) as f64 / 1048576.0;
+    let seed: u64 = std::env::var("SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
     // USERS SERVERS ELIGIBLE from argument `at` on, and the instance.
     let sized = |at: usize| {
         let (n, k, e) = (
@@ -21,7 +26,7 @@ fn main() {
             num(at + 1, 1000.0) as usize,
             num(at + 2, 50.0) as usize,
         );
-        (n, k, e, generate::placement(n, k, 3, e, 1))
+        (n, k, e, generate::placement(n, k, 3, e, seed))
     };
     match args.first().map(String::as_str) {
         Some("psdsf") => {

@@ -3,6 +3,7 @@
 use crate::forest::forest_finish;
 use crate::Eligibility;
 use leontief_core::{Instance, ServerId};
+use std::cmp::Ordering;
 
 /// What [`psdsf`] returns.
 #[derive(Debug, Clone)]
@@ -22,10 +23,51 @@ pub struct PsdsfOutcome {
     pub finishes_tried: usize,
 }
 
+/// The eligible pairs laid out flat, server by server (the order of
+/// `Eligibility::on_server`), so a best response reads contiguous memory.
+struct Flat {
+    /// Each server's first pair (and one past the last server).
+    start: Vec<usize>,
+    /// The user of each pair.
+    user: Vec<usize>,
+    /// w_n gamma_{n,i} per pair.
+    a: Vec<f64>,
+    /// D_n per pair (m entries each).
+    demand: Vec<f64>,
+    /// Each user's task cap (+inf without one).
+    cap: Vec<f64>,
+}
+
+impl Flat {
+    fn new(instance: &Instance, elig: &Eligibility) -> Flat {
+        let users = instance.users();
+        let k = elig.on_server.len();
+        let mut flat = Flat {
+            start: Vec::with_capacity(k + 1),
+            user: Vec::new(),
+            a: Vec::new(),
+            demand: Vec::new(),
+            cap: users
+                .iter()
+                .map(|u| u.tasks.unwrap_or(f64::INFINITY))
+                .collect(),
+        };
+        flat.start.push(0);
+        for list in &elig.on_server {
+            for &(n, g) in list {
+                flat.user.push(n);
+                flat.a.push(users[n].weight * g);
+                flat.demand.extend_from_slice(&users[n].demand);
+            }
+            flat.start.push(flat.user.len());
+        }
+        flat
+    }
+}
+
 /// Buffers of [`best_response`], kept across servers and sweeps.
 #[derive(Default)]
 struct Scratch {
-    a: Vec<f64>,
     room: Vec<f64>,
     events: Vec<Event>,
     val: Vec<f64>,
@@ -56,16 +98,15 @@ struct Event {
 /// O(E log E + E m) for the E users eligible on the server.
 fn best_response(
     instance: &Instance,
-    elig: &Eligibility,
+    flat: &Flat,
     i: usize,
     other: &[f64],
     out: &mut [f64],
     scratch: &mut Scratch,
+    order: &mut [usize],
 ) {
-    let users = instance.users();
     let m = instance.num_resources();
     let Scratch {
-        a,
         room,
         events,
         val,
@@ -75,35 +116,61 @@ fn best_response(
         saturated,
     } = scratch;
     let cap = instance.class_capacities(ServerId(i));
-    let list = &elig.on_server[i];
-    a.clear();
-    a.extend(list.iter().map(|&(n, g)| users[n].weight * g));
+    let (p0, p1) = (flat.start[i], flat.start[i + 1]);
+    let list = &flat.user[p0..p1];
+    let a = &flat.a[p0..p1];
+    let demand = |k: usize| &flat.demand[(p0 + k) * m..(p0 + k + 1) * m];
     room.clear();
-    room.extend(list.iter().map(|&(n, _)| {
-        users[n]
-            .tasks
-            .map_or(f64::INFINITY, |t| (t - other[n]).max(0.0))
-    }));
+    room.extend(list.iter().map(|&n| (flat.cap[n] - other[n]).max(0.0)));
     events.clear();
-    for (k, &(n, _)) in list.iter().enumerate() {
+    for &n in list {
         out[n] = 0.0;
-        if room[k] > 0.0 {
-            events.push(Event {
-                t: other[n] / a[k],
-                user: k,
-                start: true,
-            });
-            let stop = (other[n] + room[k]) / a[k];
-            if stop.is_finite() {
-                events.push(Event {
-                    t: stop,
-                    user: k,
-                    start: false,
-                });
+    }
+    let before = |p: &Event, q: &Event| {
+        p.t.total_cmp(&q.t)
+            .then(q.start.cmp(&p.start))
+            .then(p.user.cmp(&q.user))
+    };
+    if room.iter().all(|r| r.is_infinite()) {
+        // No caps here: start events only, in last sweep's order, which
+        // an insertion sort brings up to date in O(E + inversions) (the
+        // same total order as a full sort).
+        let order = &mut order[p0..p1];
+        events.extend(order.iter().map(|&k| Event {
+            t: other[list[k]] / a[k],
+            user: k,
+            start: true,
+        }));
+        for j in 1..events.len() {
+            let mut h = j;
+            while h > 0 && before(&events[h], &events[h - 1]) == Ordering::Less {
+                events.swap(h, h - 1);
+                h -= 1;
             }
         }
+        for (o, e) in order.iter_mut().zip(events.iter()) {
+            *o = e.user;
+        }
+    } else {
+        for (k, &n) in list.iter().enumerate() {
+            if room[k] > 0.0 {
+                events.push(Event {
+                    t: other[n] / a[k],
+                    user: k,
+                    start: true,
+                });
+                let stop = (other[n] + room[k]) / a[k];
+                if stop.is_finite() {
+                    events.push(Event {
+                        t: stop,
+                        user: k,
+                        start: false,
+                    });
+                }
+            }
+        }
+        events.sort_unstable_by(before);
     }
-    events.sort_by(|p, q| p.t.total_cmp(&q.t).then(q.start.cmp(&p.start)));
     val.clear();
     val.resize(m, 0.0);
     slope.clear();
@@ -117,7 +184,7 @@ fn best_response(
     state.resize(list.len(), 0);
     let mut t = 0.0;
     let mut next = 0;
-    let at = |k: usize, t: f64| (t * a[k] - other[list[k].0]).clamp(0.0, room[k]);
+    let at = |k: usize, t: f64| (t * a[k] - other[list[k]]).clamp(0.0, room[k]);
     loop {
         let next_t = events.get(next).map_or(f64::INFINITY, |e| e.t);
         // The first saturation before the next breakpoint.
@@ -134,11 +201,11 @@ fn best_response(
             t = t_sat;
             saturated.clear();
             saturated.extend((0..m).map(|r| slope[r] > 0.0 && val[r] >= cap[r] * (1.0 - 1e-12)));
-            for (k, &(n, _)) in list.iter().enumerate() {
+            for (k, &n) in list.iter().enumerate() {
                 if state[k] == 2 {
                     continue;
                 }
-                let d = &users[n].demand;
+                let d = demand(k);
                 if (0..m).any(|r| saturated[r] && d[r] > 0.0) {
                     if state[k] == 1 {
                         for r in (0..m).filter(|&r| d[r] > 0.0) {
@@ -167,7 +234,7 @@ fn best_response(
         let e = events[next];
         next += 1;
         let k = e.user;
-        let d = &users[list[k].0].demand;
+        let d = demand(k);
         match (state[k], e.start) {
             (0, true) => {
                 state[k] = 1;
@@ -178,7 +245,7 @@ fn best_response(
             }
             (1, false) => {
                 state[k] = 2;
-                out[list[k].0] = room[k];
+                out[list[k]] = room[k];
                 for r in (0..m).filter(|&r| d[r] > 0.0) {
                     slope[r] -= d[r] * a[k];
                     rising[r] -= 1;
@@ -237,10 +304,11 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     let m = instance.num_resources().max(1);
     // x_{n,i} per eligible pair, server by server (the order of
     // `elig.on_server`), and each user's pairs for its re-sum.
-    let mut start = vec![0usize; k + 1];
-    for i in 0..k {
-        start[i + 1] = start[i] + elig.on_server[i].len();
-    }
+    let flat = Flat::new(instance, &elig);
+    let start = &flat.start;
+    // Each server's events in the order of its last best response (users
+    // by position in its list).
+    let mut order: Vec<usize> = (0..k).flat_map(|i| 0..elig.on_server[i].len()).collect();
     let mut user_pairs: Vec<Vec<usize>> = vec![Vec::new(); nu];
     for i in 0..k {
         for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
@@ -276,7 +344,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
             for (&(n, _), &v) in elig.on_server[i].iter().zip(here.iter()) {
                 other[n] = total[n] - v;
             }
-            best_response(instance, &elig, i, &other, &mut x, &mut scratch);
+            best_response(instance, &flat, i, &other, &mut x, &mut scratch, &mut order);
             for (&(n, _), v) in elig.on_server[i].iter().zip(here.iter_mut()) {
                 change = change.max((x[n] - *v).abs());
                 scale = scale.max(x[n].abs());
@@ -295,10 +363,12 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
         if settings.exact_finish && sweeps == next_finish {
             finishes_tried += 1;
             next_finish = sweeps + (sweeps / 4).max(FIRST_FINISH);
-            // At most about a quarter of the work of the sweeps so far
-            // (a sweep touches every eligible pair m times).
-            let budget = sweeps * pairs * m / 4;
-            if let Some(t) = forest_finish(instance, &elig, &dense(&xp), budget) {
+            // At most about an eighth of the work of the sweeps so far (a
+            // sweep touches every eligible pair m times): failed tries stay
+            // cheap; a quarter or a sixteenth was measured slower at
+            // 1,000 x 1,000 (benches/REPORT.md).
+            let budget = sweeps * pairs * m / 8;
+            if let Some(t) = forest_finish(instance, &elig, &xp, &total, budget) {
                 if crate::certificate(instance, &t, 1e-9).holds {
                     finished = Some(t);
                     converged = true;
