@@ -827,8 +827,19 @@ fn inequalities_hold(
 ) -> bool {
     let users = instance.users();
     let (nu, m) = (st.nu, instance.num_resources());
+    // A free user or a levelled server in no tree has no level: no answer.
+    let in_tree = |v: usize| st.comp[v] != usize::MAX;
+    let lonely_user = elig
+        .on_server
+        .iter()
+        .flatten()
+        .any(|&(n, _)| !st.capped[n] && !in_tree(n));
+    let lonely_server = (0..st.bind.len()).any(|i| st.bind[i] != usize::MAX && !in_tree(nu + i));
+    if lonely_user || lonely_server {
+        return false;
+    }
     let level = |v: usize| st.value[v] * scale(st.comp[v]);
-    for n in (0..nu).filter(|&n| !st.capped[n] && st.comp[n] != usize::MAX) {
+    for n in (0..nu).filter(|&n| !st.capped[n] && in_tree(n)) {
         if let Some(t) = users[n].tasks {
             if level(n) * users[n].weight > t * (1.0 + TOL) {
                 return false;
