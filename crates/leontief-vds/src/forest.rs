@@ -24,18 +24,24 @@
 //! bottleneck resource on two servers, gamma factors (gamma_{n,i} = A_n
 //! B_i) on that pair of servers and a cycle of holders is consistent; the
 //! split along it is free (PS-DSF is not unique) and the forest's own split
-//! may need x < 0. Then the levels of each tree are kept up to their
-//! scales and one LP on HiGHS finds x >= 0 on every consistent tight pair
-//! (user sums, binding capacities as equalities, the other resources as
-//! inequalities, the non-holders at or above the level across trees, caps),
-//! preferring the pairs the iterate holds.
+//! may need x < 0. So the forest is corrected, round by round, until its
+//! solve passes every check or the work budget runs out:
+//!
+//! * pivots: a free user below gamma T on a server of its own tree joins
+//!   it, and the weakest edge of the tree path between them leaves (most
+//!   violated first, from a lazy max-heap; the smaller side of the cut is
+//!   re-rooted);
+//! * drops: in each tree the most negative edge of the peel leaves;
+//! * joins: a free user below gamma T on a server of another tree joins it
+//!   (each tree in at most one join per round);
+//! * rebinding: where another resource of a server overflows, it binds.
 //!
 //! The result is a candidate only: [`forest_finish`] checks the
 //! inequalities (x >= 0, the non-holders' levels, the other resources'
 //! capacities, capped users below the level) and the caller still runs the
-//! independent Definition-4 certificate. When the structure is not yet the
-//! final one, or a server's users do not all need its binding resource, it
-//! answers `None` and the sweeps go on.
+//! independent Definition-4 certificate. When the structure cannot be put
+//! right within the budget, or a server's users do not all need its binding
+//! resource, it answers `None` and the sweeps go on.
 
 use crate::Eligibility;
 use leontief_core::{Instance, ResourceId, ServerId};
@@ -45,7 +51,7 @@ use std::collections::BinaryHeap;
 /// Relative tolerance of the finish's own checks.
 const TOL: f64 = 1e-10;
 
-/// Rounds (pivot passes, then one batch of drops, joins or rebinds) one
+/// Rounds (the pivots, then one batch of drops, joins or rebinds) one
 /// finish may make before it leaves the iterate to the sweeps.
 const MAX_ROUNDS: usize = 2000;
 
@@ -178,10 +184,7 @@ impl Structure {
             instance.num_entries(),
             instance.num_resources(),
         );
-        let mut pstart = vec![0usize; k + 1];
-        for i in 0..k {
-            pstart[i + 1] = pstart[i] + elig.on_server[i].len();
-        }
+        let pstart = elig.pair_starts();
         let capped: Vec<bool> = (0..nu)
             .map(|n| users[n].tasks.is_some_and(|t| total[n] >= t * (1.0 - 1e-9)))
             .collect();
@@ -656,12 +659,14 @@ impl Structure {
     }
 }
 
-/// The exact finish on the structure of `tasks` (see the module docs):
-/// the allocation, when a solve on that structure passes its own checks.
+/// The exact finish on the structure of a sweeps' iterate (see the module
+/// docs): the allocation, when a solve on that structure passes its own
+/// checks.
 ///
 /// `xp` holds x_{n,i} per eligible pair in the order of
-/// `Eligibility::on_server`, `total` each user's x_n. `budget` bounds the work (pairs pushed on the pivots' heap, and the
-/// pairs scanned by each round); past it the finish gives up.
+/// `Eligibility::on_server`, `total` each user's x_n. `budget` bounds the
+/// work (pairs pushed on the pivots' heap, and the pairs scanned by each
+/// round); past it the finish gives up.
 pub(crate) fn forest_finish(
     instance: &Instance,
     elig: &Eligibility,

@@ -61,6 +61,18 @@ impl Eligibility {
         }
         Eligibility { on_server }
     }
+
+    /// Where each server entry's pairs start when the pairs are laid out
+    /// server by server in the order of `on_server` (one entry more: the
+    /// number of pairs).
+    pub fn pair_starts(&self) -> Vec<usize> {
+        let mut start = Vec::with_capacity(self.on_server.len() + 1);
+        start.push(0);
+        for list in &self.on_server {
+            start.push(start[start.len() - 1] + list.len());
+        }
+        start
+    }
 }
 
 /// gamma_{n,i} for every user and server entry.

@@ -41,9 +41,8 @@ struct Flat {
 impl Flat {
     fn new(instance: &Instance, elig: &Eligibility) -> Flat {
         let users = instance.users();
-        let k = elig.on_server.len();
         let mut flat = Flat {
-            start: Vec::with_capacity(k + 1),
+            start: elig.pair_starts(),
             user: Vec::new(),
             a: Vec::new(),
             demand: Vec::new(),
@@ -52,14 +51,12 @@ impl Flat {
                 .map(|u| u.tasks.unwrap_or(f64::INFINITY))
                 .collect(),
         };
-        flat.start.push(0);
         for list in &elig.on_server {
             for &(n, g) in list {
                 flat.user.push(n);
                 flat.a.push(users[n].weight * g);
                 flat.demand.extend_from_slice(&users[n].demand);
             }
-            flat.start.push(flat.user.len());
         }
         flat
     }
@@ -302,13 +299,13 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     let elig = Eligibility::new(instance);
     let pairs: usize = elig.on_server.iter().map(Vec::len).sum();
     let m = instance.num_resources().max(1);
-    // x_{n,i} per eligible pair, server by server (the order of
-    // `elig.on_server`), and each user's pairs for its re-sum.
     let flat = Flat::new(instance, &elig);
     let start = &flat.start;
     // Each server's events in the order of its last best response (users
     // by position in its list).
     let mut order: Vec<usize> = (0..k).flat_map(|i| 0..elig.on_server[i].len()).collect();
+    // x_{n,i} per eligible pair, server by server (the order of
+    // `elig.on_server`), and each user's pairs for its re-sum.
     let mut user_pairs: Vec<Vec<usize>> = vec![Vec::new(); nu];
     for i in 0..k {
         for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
