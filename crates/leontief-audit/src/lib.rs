@@ -87,29 +87,34 @@ pub fn feasibility(
             continue;
         }
         let sum: f64 = row.iter().sum();
-        if (sum - user_tasks[n.0]).abs() > tol.feasibility * sum.abs().max(1.0) {
+        let size: f64 = row.iter().map(|x| x.abs()).sum();
+        // Every comparison is relative to the quantities compared: no
+        // absolute slack, so the verdict is the same in any units.
+        if (sum - user_tasks[n.0]).abs() > tol.feasibility * size.max(user_tasks[n.0].abs()) {
             v.push(format!(
                 "user_tasks[{}] = {} but tasks[{}] sums to {sum}",
                 n.0, user_tasks[n.0], n.0
             ));
         }
         if let Some(t) = u.tasks {
-            if sum > t * (1.0 + tol.feasibility) + tol.feasibility {
+            if sum > t * (1.0 + tol.feasibility) {
                 v.push(format!("{} runs {sum} tasks, above its cap {t}", u.name));
             }
         }
         for (i, &x) in row.iter().enumerate() {
-            if x < -tol.feasibility {
+            if x.is_nan() {
+                v.push(format!("tasks[{}][{i}] is not a number", n.0));
+            } else if x < -tol.feasibility * size {
                 v.push(format!("tasks[{}][{i}] is negative ({x})", n.0));
             }
-            if x > tol.feasibility * sum.max(1.0) {
-                if placement && !instance.eligible(n, ServerId(i)) {
-                    v.push(format!(
-                        "{} runs {x} tasks on {}, outside its servers",
-                        u.name,
-                        instance.servers()[i].name
-                    ));
-                }
+            if x > tol.feasibility * size && placement && !instance.eligible(n, ServerId(i)) {
+                v.push(format!(
+                    "{} runs {x} tasks on {}, outside its servers",
+                    u.name,
+                    instance.servers()[i].name
+                ));
+            }
+            if x > 0.0 {
                 for r in 0..m {
                     used[i * m + r] += x * u.demand[r];
                 }
@@ -121,7 +126,7 @@ pub fn feasibility(
             let c = instance.class_capacity(i, r);
             let u = used[i.0 * m + r.0];
             let e = (u - c) / c.max(1e-300);
-            if u > c * (1.0 + tol.feasibility) + tol.feasibility * 1e-3 {
+            if u > c * (1.0 + tol.feasibility) {
                 v.push(format!(
                     "{} on {} is over capacity: {u} > {c}",
                     instance.resources()[r.0],
@@ -159,13 +164,11 @@ fn polytope<B: LpBackend>(
         instance.num_users(),
     );
     let mut b = ProblemBuilder::new(Sense::Maximise);
+    // Each capacity row divided by its capacity: the LP's tolerance is then
+    // the same fraction of every server, whatever its size.
+    let capacity = |j: usize| instance.class_capacity(ServerId(j / m), ResourceId(j % m));
     let cap: Vec<Row> = (0..k * m)
-        .map(|j| {
-            b.add_row(
-                -INF,
-                instance.class_capacity(ServerId(j / m), ResourceId(j % m)),
-            )
-        })
+        .map(|j| b.add_row(-INF, if capacity(j) > 0.0 { 1.0 } else { 0.0 }))
         .collect();
     let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
     for n in instance.user_ids() {
@@ -181,7 +184,10 @@ fn polytope<B: LpBackend>(
             if ok {
                 let e = (0..m)
                     .filter(|&r| d[r] > 0.0)
-                    .map(|r| (cap[i.0 * m + r], d[r]))
+                    .map(|r| {
+                        let c = capacity(i.0 * m + r);
+                        (cap[i.0 * m + r], if c > 0.0 { d[r] / c } else { d[r] })
+                    })
                     .chain([(link[n.0], 1.0)]);
                 b.add_col(0.0, 0.0, INF, e);
             }
@@ -289,7 +295,7 @@ pub fn max_min<B: LpBackend>(
     while start < order.len() {
         let base = lv[order[start]];
         let mut end = start + 1;
-        while end < order.len() && lv[order[end]] <= base * (1.0 + tol.rise) + 1e-12 {
+        while end < order.len() && lv[order[end]] <= base * (1.0 + tol.rise) {
             end += 1;
         }
         let group = &order[start..end];
@@ -383,7 +389,7 @@ pub fn max_min_per_user<B: LpBackend>(
     };
     for n in 0..lv.len() {
         for j in 0..lv.len() {
-            let on = j != n && lv[j] <= lv[n] * (1.0 + tol.rise) + 1e-12;
+            let on = j != n && lv[j] <= lv[n] * (1.0 + tol.rise);
             protect(&mut p, instance, x, j, on)?;
         }
         p.lp.set_cost(p.y[n], 1.0)?;

@@ -797,7 +797,7 @@ fn newton(
             }
             jac[(k + b, k + b)] = -pool.alpha * pool.e[n] * x[n].powf(-pool.alpha - 1.0) / scale[b];
         }
-        let d = jac.svd(true, true).solve(&(-&f), 1e-15).ok()?;
+        let d = leontief_model::linalg::min_norm_solve(jac, &(-&f), 1e-15)?;
         let norm0 = f.norm();
         let mut t = 1.0;
         loop {

@@ -608,11 +608,27 @@ where
         )));
     }
     let total = (1u64 << res.len()) - 1;
-    let masks: Vec<u64> = (1..=total).filter(|mask| mask % count == index).collect();
-    let tried = masks.len() as u64;
+    // The masks of this shard, index, index + count, ... (0 is no subset),
+    // generated on the fly: 34 resources are 1.7e10 masks, which as a list
+    // aborted allocating 137 GB.
+    let first = if index == 0 { count } else { index };
+    let tried = if first > total {
+        0
+    } else {
+        (total - first) / count + 1
+    };
+    if tried > MAX_SUBSETS_PER_SHARD {
+        return Err(BbfError::Parameter(format!(
+            "{} saturable resources: this shard holds {tried} of the 2^{} - 1 subsets, more than the {MAX_SUBSETS_PER_SHARD} one run settles in reasonable time; split the work with --shard I/N, N >= {}",
+            res.len(),
+            res.len(),
+            total.div_ceil(MAX_SUBSETS_PER_SHARD)
+        )));
+    }
     let lps = AtomicU64::new(0);
-    let found: Result<Vec<Verdict>, BbfError> = masks
+    let found: Result<Vec<Verdict>, BbfError> = (0..tried)
         .into_par_iter()
+        .map(|j| first + j * count)
         .map_init(
             || -> Result<Worker<B::Loaded>, BbfError> {
                 Ok(Worker {
@@ -680,7 +696,6 @@ pub fn merge(
 ) -> Result<Enumeration, String> {
     let first = parts.first().ok_or("no shard files given")?;
     let count = first.shard[1];
-    let mut seen = vec![false; count as usize];
     for p in &parts {
         if p.problem_digest != first.problem_digest || p.resources != first.resources {
             return Err(format!(
@@ -694,6 +709,23 @@ pub fn merge(
                 p.shard[0], p.shard[1], first.shard[0], count
             ));
         }
+    }
+    if count == 0 {
+        return Err("shard count 0: a shard is I/N with N >= 1".into());
+    }
+    // Every shard must be given, so with fewer files than shards one is
+    // missing: name it without allocating anything of the claimed count
+    // (a tampered count of 2^64 - 1 must not become a vector that long).
+    let given = parts.len() as u64;
+    if count > given {
+        let have: std::collections::HashSet<u64> = parts.iter().map(|p| p.shard[0]).collect();
+        let missing = (0..=given).find(|i| !have.contains(i)).unwrap_or(0);
+        return Err(format!(
+            "shard {missing}/{count} is missing (a shard count of {count} needs {count} files, {given} given)"
+        ));
+    }
+    let mut seen = vec![false; count as usize];
+    for p in &parts {
         let i = p.shard[0] as usize;
         if i >= seen.len() || seen[i] {
             return Err(format!(
@@ -708,6 +740,39 @@ pub fn merge(
     }
     let resources = pool_resources.map_or_else(|| first.resources.clone(), |r| r.to_vec());
     let mut solutions: Vec<BbfSolution> = parts.iter().flat_map(|p| p.solutions.clone()).collect();
+    // What a shard claims is checked, not trusted: every bottleneck names
+    // a resource of the problem, no set appears twice, witnesses have one
+    // finite, non-negative fraction per user (the same count everywhere).
+    let users = solutions.first().map(|s| s.fractions.len());
+    let mut seen_sets = std::collections::HashSet::new();
+    for s in &solutions {
+        if let Some(bad) = s.bottlenecks.iter().find(|b| !resources.contains(b)) {
+            return Err(format!(
+                "a solution names bottleneck {bad}, not a resource of the problem ({})",
+                resources.join(", ")
+            ));
+        }
+        let mut key = s.bottlenecks.clone();
+        key.sort();
+        if !seen_sets.insert(key) {
+            return Err(format!(
+                "the bottleneck set {:?} appears twice (a shard is duplicated or tampered with)",
+                s.bottlenecks
+            ));
+        }
+        if Some(s.fractions.len()) != users
+            || s.user_tasks.len() != s.fractions.len()
+            || s.fractions
+                .iter()
+                .chain(&s.user_tasks)
+                .any(|x| !x.is_finite() || *x < 0.0)
+        {
+            return Err(format!(
+                "the witness of {:?} is malformed (one finite, non-negative fraction and task count per user)",
+                s.bottlenecks
+            ));
+        }
+    }
     let pos = |name: &String| resources.iter().position(|r| r == name);
     solutions.sort_by(|a, b| {
         let ka: Vec<_> = a.bottlenecks.iter().map(pos).collect();
@@ -728,6 +793,9 @@ pub fn merge(
         unsettled: parts.iter().flat_map(|p| p.unsettled.clone()).collect(),
     })
 }
+
+/// The most subsets one shard may hold (2^30: about a day of subset LPs).
+pub const MAX_SUBSETS_PER_SHARD: u64 = 1 << 30;
 
 /// Check every solution independently: the witness passes the BBF test and
 /// its bottleneck set is exactly the stated one. Returns the failures.

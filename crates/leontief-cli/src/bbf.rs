@@ -462,7 +462,8 @@ pub fn enumerate_cmd(args: &EnumerateArgs) -> Result<(), Failure> {
     let pool = pool_of(&args.instance)?;
     let highs = subset_backend()?;
     let m = pool.saturable().len() as u32;
-    let bar = progress_bar(((1u64 << m) - 1) / shard.1);
+    // (m > 40 is refused by `enumerate` itself; no shift overflow here.)
+    let bar = progress_bar(1u64.checked_shl(m).map_or(u64::MAX, |t| t - 1) / shard.1);
     let opts = enumerate::Options {
         shard,
         dimension: !args.no_dimension,
@@ -486,7 +487,11 @@ pub fn enumerate_cmd(args: &EnumerateArgs) -> Result<(), Failure> {
 }
 
 /// `merge-bbf FILES...`.
-pub fn merge_cmd(files: &[PathBuf], pretty: bool) -> Result<(), Failure> {
+pub fn merge_cmd(
+    files: &[PathBuf],
+    instance: Option<&PathBuf>,
+    pretty: bool,
+) -> Result<(), Failure> {
     let mut parts = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f)
@@ -496,6 +501,34 @@ pub fn merge_cmd(files: &[PathBuf], pretty: bool) -> Result<(), Failure> {
         parts.push(e);
     }
     let merged = enumerate::merge(None, parts).map_err(bad_input)?;
+    if let Some(path) = instance {
+        let pool = pool_of(path)?;
+        if enumerate::digest(&pool) != merged.problem_digest {
+            return Err(bad_input(format!(
+                "--instance {}: the shards come from another problem (digest {} vs {})",
+                path.display(),
+                merged.problem_digest,
+                enumerate::digest(&pool)
+            )));
+        }
+        if merged
+            .solutions
+            .iter()
+            .any(|s| s.fractions.len() != pool.num_users())
+        {
+            return Err(bad_input(format!(
+                "a witness has a fraction count other than the instance's {} users",
+                pool.num_users()
+            )));
+        }
+        let failures = enumerate::audit(&pool, &merged, CHECK_TOLERANCE);
+        if !failures.is_empty() {
+            return Err(bad_input(format!(
+                "the independent BBF test rejects witnesses of the shards:\n{}",
+                failures.join("\n")
+            )));
+        }
+    }
     print(&merged, pretty)
 }
 

@@ -116,6 +116,11 @@ enum Command {
         /// The shard outputs.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// The instance the shards were computed from: every witness is
+        /// then re-checked by the independent BBF test (without it only
+        /// the shards' structure is checked).
+        #[arg(long)]
+        instance: Option<PathBuf>,
         /// Pretty-print the JSON.
         #[arg(long)]
         pretty: bool,
@@ -227,6 +232,7 @@ impl From<AlgorithmArg> for leontief_highs::Algorithm {
 }
 
 /// A failure with its exit code.
+#[derive(Debug)]
 pub struct Failure {
     /// Exit code: 2 bad input, 1 could not run.
     pub code: u8,
@@ -603,14 +609,53 @@ pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Resul
     Highs::new(s).map_err(|e| bad_input(e.to_string()))
 }
 
+/// Solve and verify `mechanism` on `instance`, in the solver's units
+/// ([`Instance::normalised`]: each resource scaled by a power of two so
+/// that its largest capacity lies in [0.5, 1)), the output in the user's.
 pub(crate) fn solve_one(
     highs: &Highs,
     instance: &Instance,
     mechanism: &Mech,
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Failure> {
-    let a = solve_unchecked(highs, instance, mechanism)?;
-    finish(highs, instance, mechanism, a, verify_mode)
+    let (scaled, scaling) = instance.normalised();
+    let a = solve_unchecked(highs, &scaled, mechanism)?;
+    let mut a = finish(highs, &scaled, mechanism, a, verify_mode)?;
+    restore_units(instance, &scaling, &mut a);
+    Ok(a)
+}
+
+/// An allocation computed on `instance.normalised()` in the units of
+/// `instance`: task counts are the same numbers on both (the factors are
+/// powers of two), metrics are recomputed on the original, and every price
+/// per unit of a resource (the server prices of vds) is mapped back
+/// exactly.
+pub(crate) fn restore_units(
+    original: &Instance,
+    scaling: &leontief_core::Scaling,
+    a: &mut leontief_core::Allocation,
+) {
+    a.metrics = leontief_core::Metrics::compute(original, &a.tasks);
+    if let Some(serde_json::Value::Object(gap)) = a.gap.as_mut() {
+        if gap.contains_key("leftover_capacity") {
+            gap.insert(
+                "leftover_capacity".into(),
+                serde_json::json!(a.metrics.unused_capacity),
+            );
+        }
+        if let Some(serde_json::Value::Array(servers)) = gap.get_mut("server_prices") {
+            for row in servers.iter_mut() {
+                if let serde_json::Value::Array(row) = row {
+                    for (r, p) in row.iter_mut().enumerate() {
+                        if let Some(v) = p.as_f64() {
+                            *p = serde_json::json!(scaling.price_to_original(r, v));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // BBF prices are per unit of capacity fraction: the same in any units.
 }
 
 /// The references of Sec. V of 002 and the verification, for an
@@ -648,7 +693,26 @@ fn solve_unchecked(
             max_tasks,
             exact_finish,
         } => server_based::psdsf(highs, instance, *max_tasks, *exact_finish)?,
-        Mech::Vds { alpha, jacobi } => server_based::vds(instance, *alpha, *jacobi)?,
+        Mech::Vds { alpha, jacobi } => {
+            // Solved with the weights scaled (see `weights_normalised`);
+            // the printed price scales are for the weights as given:
+            // e^ell scales with w^alpha.
+            let (reweighted, f) = instance.weights_normalised();
+            let mut a = server_based::vds(&reweighted, *alpha, *jacobi)?;
+            a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
+            if let Some(serde_json::Value::Array(ell)) = a
+                .gap
+                .as_mut()
+                .and_then(|g| g.get_mut("server_log_price_scale"))
+            {
+                for e in ell.iter_mut() {
+                    if let Some(v) = e.as_f64() {
+                        *e = serde_json::json!(v - alpha * f.ln());
+                    }
+                }
+            }
+            a
+        }
         Mech::Conic {
             family,
             beta,
@@ -656,10 +720,13 @@ fn solve_unchecked(
             alpha_form,
         } => {
             let clarabel = leontief_clarabel::Clarabel::default();
+            // Solved with the weights scaled (the maximiser is the same);
+            // the printed objective is for the weights as given.
+            let (reweighted, _) = instance.weights_normalised();
             let r = if *alpha_form {
-                leontief_fds::solve_alpha(&clarabel, instance, *family, *beta)
+                leontief_fds::solve_alpha(&clarabel, &reweighted, *family, *beta)
             } else {
-                leontief_fds::solve(&clarabel, instance, *family, *beta, *lambda)
+                leontief_fds::solve(&clarabel, &reweighted, *family, *beta, *lambda)
             };
             r.map_err(|e| match e {
                 leontief_fds::FdsError::Refused(m) => bad_input(m),
@@ -667,6 +734,24 @@ fn solve_unchecked(
                     code: 1,
                     message: format!("the solver could not run: {b}"),
                 },
+            })
+            .map(|mut a| {
+                // Normalised shares divide by the weights as given.
+                a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
+                if a.objective.is_some() {
+                    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+                    let om = leontief_fds::omega(instance, *family);
+                    let trivial = *beta == 1.0 && !*alpha_form;
+                    a.objective = Some(leontief_fds::merit(
+                        &om,
+                        &w,
+                        &a.user_tasks,
+                        *beta,
+                        *lambda,
+                        trivial,
+                    ));
+                }
+                a
             })?
         }
         Mech::Heuristic(h) => {
@@ -732,6 +817,22 @@ fn add_references(
     }
     a.gap = Some(block);
     Ok(())
+}
+
+/// `leontief solve` as a library call: the mechanism named as on the
+/// command line with its parameters, solved and verified, in the
+/// instance's units. `Err` with code 2 for a bad mechanism or parameter,
+/// 1 when a solver could not run.
+pub fn solve(
+    instance: &Instance,
+    mechanism: &str,
+    params: &MechParams,
+    verify_mode: VerifyMode,
+) -> Result<leontief_core::Allocation, Failure> {
+    let mech = parse_mechanism(mechanism, params)?;
+    let highs = backend(None, AlgorithmArg::Auto)?;
+    let mech = resolve_normaliser(mech, params, instance)?;
+    solve_named(&highs, instance, mechanism, &mech, verify_mode)
 }
 
 /// `solve_one` under the mechanism's command-line name (vds --alpha 1 runs
@@ -806,7 +907,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Plot { args } => plot::cmd(&args),
         Command::Demo { datasets, users } => demo::run(&datasets, users),
         Command::EnumerateBbf { args } => bbf::enumerate_cmd(&args),
-        Command::MergeBbf { files, pretty } => bbf::merge_cmd(&files, pretty),
+        Command::MergeBbf {
+            files,
+            instance,
+            pretty,
+        } => bbf::merge_cmd(&files, instance.as_ref(), pretty),
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),

@@ -190,12 +190,16 @@ fn parse_scheduler(
     })
 }
 
+/// The most servers a simulated Google cluster may have (each is a record
+/// in memory; 10^7 is ten Google cells of the largest kind).
+pub const MAX_SERVERS: usize = 10_000_000;
+
 /// Read and check a config, with the command-line overrides.
 pub fn load(args: &SimulateArgs) -> Result<Loaded, Failure> {
     let text = std::fs::read_to_string(&args.config)
         .map_err(|e| bad_input(format!("{}: {e}", args.config.display())))?;
     let de = &mut serde_json::Deserializer::from_str(&text);
-    let c: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+    let c: Config = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         bad_input(format!(
             "{}: {} ({})",
             args.config.display(),
@@ -203,11 +207,22 @@ pub fn load(args: &SimulateArgs) -> Result<Loaded, Failure> {
             e.path()
         ))
     })?;
+    de.end().map_err(|e| {
+        bad_input(format!(
+            "{}: trailing data after the config: {e}",
+            args.config.display()
+        ))
+    })?;
     let dir = args.config.parent().unwrap_or(Path::new("."));
     let cluster = match c.cluster {
         ClusterSpec::Google { servers, seed } => {
             if servers == 0 {
                 return Err(bad_input("cluster.google.servers must be >= 1"));
+            }
+            if servers > MAX_SERVERS {
+                return Err(bad_input(format!(
+                    "cluster.google.servers is {servers}, above {MAX_SERVERS}, the most one simulation holds"
+                )));
             }
             Cluster::google_sample(servers, seed)
         }

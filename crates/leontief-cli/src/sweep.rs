@@ -165,8 +165,10 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
     if lambda_fixed.is_some() && flag != "--beta" {
         return Err(bad_input("--lambda-rule applies to --beta sweeps only"));
     }
-    let instance = Instance::from_path(instance_path)
+    let original = Instance::from_path(instance_path)
         .map_err(|e| bad_input(format!("{}: {e}", instance_path.display())))?;
+    // Every point in the solver's units (see `solve_one`), printed in the user's.
+    let (instance, scaling) = original.normalised();
     let refs = References::compute(highs, &instance)?;
     let mut file = std::fs::File::create(&args.csv)
         .map_err(|e| bad_input(format!("--csv {}: {e}", args.csv.display())))?;
@@ -285,6 +287,10 @@ pub fn run(highs: &Highs, instance_path: &Path, args: &SweepArgs) -> Result<usiz
                     Some(a) => finish(highs, &instance, &m, a, VerifyMode::Auto),
                     None => solve_one(highs, &instance, &m, VerifyMode::Auto),
                 }
+                .map(|mut a| {
+                    crate::restore_units(&original, &scaling, &mut a);
+                    a
+                })
             }
             Err(f) if refused_point => Err(f),
             Err(f) => return Err(f),

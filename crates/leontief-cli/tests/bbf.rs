@@ -3,6 +3,7 @@
 //! naming the entry, the ODE trajectory CSV, pooling of several servers,
 //! and `repro bbf-table1`.
 
+use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -89,6 +90,63 @@ fn shards_merge_to_the_whole_enumeration() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("different problem"));
+
+    // Tampered shards (issue 14, defect 6): the merge re-checks what they
+    // claim. The untampered set merges with --instance too.
+    let out = bin()
+        .arg("merge-bbf")
+        .args(&files)
+        .arg("--instance")
+        .arg(&inst)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let k = (0..3)
+        .find(|&i| {
+            let v: Value = serde_json::from_slice(&std::fs::read(&files[i]).unwrap()).unwrap();
+            !v["solutions"].as_array().unwrap().is_empty()
+        })
+        .unwrap();
+    let original: Value = serde_json::from_slice(&std::fs::read(&files[k]).unwrap()).unwrap();
+    let tampered = |f: &dyn Fn(&mut Value), name: &str| {
+        let mut v = original.clone();
+        f(&mut v);
+        let p = temp(name);
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+        let mut list = files.clone();
+        list[k] = p;
+        bin()
+            .arg("merge-bbf")
+            .args(&list)
+            .arg("--instance")
+            .arg(&inst)
+            .output()
+            .unwrap()
+    };
+    // A witness over its caps (x = 5 where x <= 1): the BBF test rejects it.
+    let out = tampered(
+        &|v| v["solutions"][0]["fractions"][0] = serde_json::json!(5.0),
+        "t1.json",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("BBF test"));
+    // A bottleneck that is not a resource.
+    let out = tampered(
+        &|v| v["solutions"][0]["bottlenecks"] = serde_json::json!(["nonexistent"]),
+        "t2.json",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a resource"));
+    // A duplicated solution.
+    let out = tampered(
+        &|v| {
+            let s = v["solutions"][0].clone();
+            v["solutions"].as_array_mut().unwrap().push(s);
+        },
+        "t3.json",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("appears twice"));
 }
 
 #[test]

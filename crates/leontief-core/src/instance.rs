@@ -182,6 +182,26 @@ pub struct Instance {
     total_capacity: Vec<f64>,
 }
 
+/// The smallest positive number an instance may hold (capacities,
+/// demands, weights, caps, rank weights): below it, products and ratios of
+/// two such numbers could leave the range of normal floating-point numbers.
+pub const MIN_VALUE: f64 = 1e-150;
+/// The largest number an instance may hold.
+pub const MAX_VALUE: f64 = 1e150;
+/// The largest server `count`: 2^53, the last integer every `f64`
+/// computation holds exactly.
+pub const MAX_COUNT: u64 = 1 << 53;
+
+fn in_range(x: f64) -> bool {
+    (MIN_VALUE..=MAX_VALUE).contains(&x)
+}
+
+fn out_of_range(x: f64) -> String {
+    format!(
+        "is {x:e}, outside the representable range [{MIN_VALUE:e}, {MAX_VALUE:e}] (positive values; change the unit of this resource or weight)"
+    )
+}
+
 struct Checker {
     issues: Vec<Issue>,
 }
@@ -214,6 +234,9 @@ impl Checker {
             } else if x < 0.0 {
                 self.fail(format!("{at}[{r}]"), format!("is negative ({x})"));
                 bad = true;
+            } else if x != 0.0 && !in_range(x) {
+                self.fail(format!("{at}[{r}]"), out_of_range(x));
+                bad = true;
             }
         }
         if !bad && v.iter().all(|&x| x == 0.0) {
@@ -229,6 +252,8 @@ impl Checker {
             self.fail(at, format!("is not a finite number ({x})"));
         } else if x <= 0.0 {
             self.fail(at, format!("must be > 0 (got {x})"));
+        } else if !in_range(x) {
+            self.fail(at, out_of_range(x));
         }
     }
 
@@ -282,6 +307,11 @@ impl Instance {
             if let Some(count) = s.count {
                 if count == 0 {
                     c.fail(format!("servers[{i}].count"), "must be >= 1 (got 0)");
+                } else if count > MAX_COUNT {
+                    c.fail(
+                        format!("servers[{i}].count"),
+                        format!("is {count}, above 2^53 = {MAX_COUNT}, the largest count every computation holds exactly"),
+                    );
                 } else if s.capacity.iter().any(|&x| !(x * count as f64).is_finite()) {
                     c.fail(
                         format!("servers[{i}].count"),
@@ -396,10 +426,16 @@ impl Instance {
     pub fn from_json_str(text: &str) -> Result<Instance, InstanceError> {
         let de = &mut serde_json::Deserializer::from_str(text);
         let raw: RawInstance =
-            serde_path_to_error::deserialize(de).map_err(|e| InstanceError::Parse {
+            serde_path_to_error::deserialize(&mut *de).map_err(|e| InstanceError::Parse {
                 at: json_path(e.path()),
                 reason: e.inner().to_string(),
             })?;
+        // Anything after the instance (a second object, stray text) is an
+        // error, never silently dropped.
+        de.end().map_err(|e| InstanceError::Parse {
+            at: String::new(),
+            reason: format!("trailing data after the instance: {e}"),
+        })?;
         Instance::new(raw)
     }
 
@@ -626,6 +662,41 @@ impl Instance {
                     .collect()
             })
             .collect()
+    }
+
+    /// The same instance in other units: every capacity and demand of
+    /// resource r multiplied by `resource_factor[r]` (see
+    /// [`crate::scaling`], which picks powers of two so that nothing is
+    /// rounded).
+    pub(crate) fn rescaled(&self, resource_factor: &[f64]) -> Instance {
+        let m = self.resources.len();
+        let mut out = self.clone();
+        for s in &mut out.servers {
+            for (c, f) in s.capacity.iter_mut().zip(resource_factor) {
+                *c *= f;
+            }
+        }
+        for (j, c) in out.class_capacity.iter_mut().enumerate() {
+            *c *= resource_factor[j % m];
+        }
+        for (c, f) in out.total_capacity.iter_mut().zip(resource_factor) {
+            *c *= f;
+        }
+        for u in &mut out.users {
+            for (d, f) in u.demand.iter_mut().zip(resource_factor) {
+                *d *= f;
+            }
+        }
+        out
+    }
+
+    /// The same instance with every weight multiplied by `factor`.
+    pub(crate) fn reweighted(&self, factor: f64) -> Instance {
+        let mut out = self.clone();
+        for u in &mut out.users {
+            u.weight *= factor;
+        }
+        out
     }
 
     /// The same instance with every server entry pooled into one of

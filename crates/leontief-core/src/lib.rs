@@ -12,10 +12,15 @@ pub mod allocation;
 pub mod generate;
 pub mod ids;
 pub mod instance;
+pub mod scaling;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 
 pub use allocation::{jain, Allocation, Metrics};
 pub use ids::{ResourceId, ServerId, UserId};
-pub use instance::{Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User};
+pub use instance::{
+    Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,
+    MAX_VALUE, MIN_VALUE,
+};
 pub use leontief_model::Status;
+pub use scaling::Scaling;

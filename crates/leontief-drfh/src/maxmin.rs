@@ -8,15 +8,24 @@
 //! ## The LP, built once
 //!
 //! ```text
-//!   columns  x_{n,i} >= 0     user n on entry i (only where n may run on i)
-//!            y_n in [lo_n, T_n]  user n's total
+//!   columns  x'_{n,i} >= 0    user n on entry i (only where n may run on i)
+//!            y'_n in [lo_n, T_n / coef_n]  user n's level
 //!            theta >= 0        the level of the active users
-//!   rows     sum_n D_{n,r} x_{n,i} <= c_{i,r}     (i, r) demanded by someone
-//!            sum_i x_{n,i} - y_n = 0               link
-//!            y_n - (w_n / sigma_n) theta >= 0      level (active users)
+//!   rows     sum_n D_{n,r} coef_n x'_{n,i} / c_{i,r} <= 1   (i, r) demanded by someone
+//!            sum_i x'_{n,i} - y'_n = 0              link
+//!            y'_n - theta >= 0                      level (active users)
 //!   maximise theta
 //! ```
 //!
+//! Every column of user n is in level units: x_{n,i} = coef_n x'_{n,i}
+//! with coef_n = w_n / (sigma_n s), s making the smallest "alone" level 1.
+//! So the LP's absolute tolerances are the same fraction of every user's
+//! level whatever the weights (a ratio of 1e9 included) and the size of a
+//! task, and, each capacity row being divided by its capacity, the same
+//! fraction of every server. (With tasks as columns, a user of weight 1
+//! next to one of weight 1e9 held 2e-8 tasks, inside HiGHS's 1e-7
+//! feasibility tolerance, and came out 10% off.)
+
 //! A round solves the LP. When the backend returns vertex solutions
 //! ([`leontief_model::LpBackend::vertex_duals`]), an active user whose level
 //! row carries a positive dual cannot rise above the level theta* without pushing another user
@@ -57,6 +66,13 @@ pub struct MaxMinSettings {
     /// Frozen users keep at least (1 - this) of their level, so rounding in
     /// one round never makes the next infeasible. Default 1e-10.
     pub freeze_relaxation: f64,
+    /// A user "can rise" only when, besides `level_tolerance`, its share
+    /// gain w_n (level - theta*) exceeds this times W theta*, the share at
+    /// theta* of the heaviest user (W the largest weight): what the
+    /// freeze relaxation frees is that small, and a user of weight 1e-9
+    /// next to one of weight 1 would otherwise "rise" into the relaxed
+    /// capacity of the heavy user. Default 1e-8.
+    pub share_tolerance: f64,
 }
 
 impl Default for MaxMinSettings {
@@ -65,6 +81,7 @@ impl Default for MaxMinSettings {
             level_tolerance: 1e-7,
             dual_tolerance: 1e-9,
             freeze_relaxation: 1e-10,
+            share_tolerance: 1e-8,
         }
     }
 }
@@ -76,6 +93,7 @@ impl MaxMinSettings {
             ("level_tolerance", self.level_tolerance),
             ("dual_tolerance", self.dual_tolerance),
             ("freeze_relaxation", self.freeze_relaxation),
+            ("share_tolerance", self.share_tolerance),
         ] {
             if v.is_nan() || v <= 0.0 || v >= 1e-2 {
                 return Err(crate::DrfhError::InvalidParameter {
@@ -168,6 +186,7 @@ pub struct MaxMinLp {
     runnable: Vec<bool>,
     xcols: Vec<Vec<Col>>,
     ycols: Vec<Col>,
+    y_upper: Vec<f64>,
     level: Vec<Row>,
     theta: Col,
     coef: Vec<f64>,
@@ -203,45 +222,7 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
             }
         }
     }
-    let ncols: usize = entries.iter().map(Vec::len).sum();
-    let mut b = ProblemBuilder::new(Sense::Maximise);
-    b.reserve(k * m + 2 * nu, ncols + nu + 1, ncols * (m + 1) + 3 * nu);
-    for i in 0..k {
-        for r in 0..m {
-            if cap_row[i * m + r] == 0 {
-                let c = instance.class_capacity(ServerId(i), ResourceId(r));
-                cap_row[i * m + r] = b.add_row(-INF, c).0;
-            }
-        }
-    }
-    let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
     let runnable: Vec<bool> = entries.iter().map(|e| !e.is_empty()).collect();
-    let level: Vec<Row> = (0..nu)
-        .map(|n| {
-            if runnable[n] {
-                b.add_row(0.0, INF)
-            } else {
-                b.add_row(-INF, INF)
-            }
-        })
-        .collect();
-    let mut xcols: Vec<Vec<Col>> = Vec::with_capacity(nu);
-    let mut scratch = Vec::with_capacity(m + 1);
-    for (n, list) in entries.iter().enumerate() {
-        let d = &instance.users()[n].demand;
-        let mut cols = Vec::with_capacity(list.len());
-        for &i in list {
-            scratch.clear();
-            for r in 0..m {
-                if d[r] > 0.0 {
-                    scratch.push((Row(cap_row[i.0 * m + r]), d[r]));
-                }
-            }
-            scratch.push((link[n], 1.0));
-            cols.push(b.add_col(0.0, 0.0, INF, scratch.iter().copied()));
-        }
-        xcols.push(cols);
-    }
     // Max-min is invariant to a common scale of sigma; pick the scale that
     // makes the smallest "alone" level (the level a user reaches with every
     // server to itself) equal to 1, so theta* lies in about [1/N, 1] and is
@@ -264,6 +245,12 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
     } else {
         1.0
     };
+    // coef_n: tasks of user n per unit of level. Every column of user n is
+    // in level units (x = coef_n x'), so each user's level row reads
+    // y'_n >= theta and the LP's absolute tolerances are the same fraction
+    // of every user's level, whatever the weights (1e9 apart) or the size
+    // of a task; every capacity row is divided by its capacity, so its
+    // tolerance is the same fraction of every server.
     let coef: Vec<f64> = (0..nu)
         .map(|n| {
             if runnable[n] {
@@ -273,23 +260,76 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
             }
         })
         .collect();
-    let ycols: Vec<Col> = (0..nu)
+    let ncols: usize = entries.iter().map(Vec::len).sum();
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    b.reserve(k * m + 2 * nu, ncols + nu + 1, ncols * (m + 1) + 3 * nu);
+    let mut row_scale = vec![0.0; k * m];
+    for i in 0..k {
+        for r in 0..m {
+            if cap_row[i * m + r] == 0 {
+                let c = instance.class_capacity(ServerId(i), ResourceId(r));
+                row_scale[i * m + r] = 1.0 / c;
+                cap_row[i * m + r] = b.add_row(-INF, 1.0).0;
+            }
+        }
+    }
+    let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
+    let level: Vec<Row> = (0..nu)
         .map(|n| {
-            let cap = if runnable[n] {
-                instance.users()[n].tasks.unwrap_or(INF)
+            if runnable[n] {
+                b.add_row(0.0, INF)
+            } else {
+                b.add_row(-INF, INF)
+            }
+        })
+        .collect();
+    let mut xcols: Vec<Vec<Col>> = Vec::with_capacity(nu);
+    let mut scratch = Vec::with_capacity(m + 1);
+    for (n, list) in entries.iter().enumerate() {
+        let d = &instance.users()[n].demand;
+        let mut cols = Vec::with_capacity(list.len());
+        for &i in list {
+            scratch.clear();
+            for r in 0..m {
+                if d[r] > 0.0 {
+                    let j = i.0 * m + r;
+                    scratch.push((Row(cap_row[j]), d[r] * coef[n] * row_scale[j]));
+                }
+            }
+            scratch.push((link[n], 1.0));
+            cols.push(b.add_col(0.0, 0.0, INF, scratch.iter().copied()));
+        }
+        xcols.push(cols);
+    }
+    // y'_n never exceeds the level of user n alone on every entry (its
+    // cap, or the sum of gamma): a bound that never binds at an answer and
+    // keeps every LP bounded.
+    let y_upper: Vec<f64> = (0..nu)
+        .map(|n| {
+            if runnable[n] {
+                let alone: f64 = entries[n]
+                    .iter()
+                    .map(|&i| instance.gamma(UserId(n), i))
+                    .sum();
+                let most = alone.min(instance.users()[n].tasks.unwrap_or(INF));
+                if instance.users()[n].tasks.is_some_and(|t| t <= most) {
+                    most / coef[n]
+                } else {
+                    most * (1.0 + 1e-6) / coef[n]
+                }
             } else {
                 0.0
-            };
-            b.add_col(0.0, 0.0, cap, [(link[n], -1.0), (level[n], 1.0)])
+            }
         })
+        .collect();
+    let ycols: Vec<Col> = (0..nu)
+        .map(|n| b.add_col(0.0, 0.0, y_upper[n], [(link[n], -1.0), (level[n], 1.0)]))
         .collect();
     let theta = b.add_col(
         1.0,
         0.0,
         INF,
-        (0..nu)
-            .filter(|&n| runnable[n])
-            .map(|n| (level[n], -coef[n])),
+        (0..nu).filter(|&n| runnable[n]).map(|n| (level[n], -1.0)),
     );
     MaxMinLp {
         problem: b.build(),
@@ -297,6 +337,7 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
         runnable,
         xcols,
         ycols,
+        y_upper,
         level,
         theta,
         coef,
@@ -323,6 +364,7 @@ pub fn lex_max_min<B: LpBackend>(
         runnable,
         xcols,
         ycols,
+        y_upper,
         level,
         theta,
         coef,
@@ -347,7 +389,13 @@ pub fn lex_max_min<B: LpBackend>(
     };
     let mut active: Vec<bool> = runnable.clone();
     let mut last = None;
-    let level_of = |x: &[f64], n: usize| x[ycols[n].0] / coef[n];
+    let weight = |n: usize| instance.users()[n].weight;
+    let heaviest = (0..nu)
+        .filter(|&n| runnable[n])
+        .map(weight)
+        .fold(0.0, f64::max);
+    // Columns are in level units (see `build`): y'_n is user n's level.
+    let level_of = |x: &[f64], n: usize| x[ycols[n].0];
     while active.iter().any(|&a| a) {
         out.rounds += 1;
         let sol = lp.solve()?;
@@ -357,13 +405,14 @@ pub fn lex_max_min<B: LpBackend>(
         let t_star = sol.x[theta.0];
         out.first_level.get_or_insert(t_star / scale);
         let tol = settings.level_tolerance * t_star.max(1e-12);
+        let share_tol = settings.share_tolerance * heaviest * t_star.max(1e-12);
         let mut blocked: Vec<usize> = Vec::new();
         let mut undecided: Vec<usize> = Vec::new();
         // Duals decide only where they are exact (a vertex solution);
         // otherwise every active user goes to the growth LPs.
         let trust_duals = backend.vertex_duals();
         for n in (0..nu).filter(|&n| active[n]) {
-            if trust_duals && sol.row_dual[level[n].0].abs() * coef[n] > settings.dual_tolerance {
+            if trust_duals && sol.row_dual[level[n].0].abs() > settings.dual_tolerance {
                 blocked.push(n);
             } else {
                 undecided.push(n);
@@ -375,16 +424,17 @@ pub fn lex_max_min<B: LpBackend>(
             lp.set_col_bounds(theta, fixed, fixed)?;
             lp.set_cost(theta, 0.0)?;
             for &n in &undecided {
-                lp.set_cost(ycols[n], 1.0 / coef[n])?;
+                lp.set_cost(ycols[n], 1.0)?;
             }
             loop {
                 let g = lp.solve()?;
                 if !out.record(&g) {
                     return Ok(out);
                 }
-                let (free, stuck): (Vec<usize>, Vec<usize>) = undecided
-                    .iter()
-                    .partition(|&&n| level_of(&g.x, n) > t_star + tol);
+                let (free, stuck): (Vec<usize>, Vec<usize>) = undecided.iter().partition(|&&n| {
+                    let gain = level_of(&g.x, n) - t_star;
+                    gain > tol && weight(n) * gain > share_tol
+                });
                 for &n in &free {
                     lp.set_cost(ycols[n], 0.0)?;
                 }
@@ -421,8 +471,8 @@ pub fn lex_max_min<B: LpBackend>(
             lp.set_row_bounds(level[n], -INF, INF)?;
             lp.set_col_bounds(
                 ycols[n],
-                (at * (1.0 - settings.freeze_relaxation)).min(cap),
-                cap,
+                (t_star * (1.0 - settings.freeze_relaxation)).min(y_upper[n]),
+                y_upper[n],
             )?;
         }
         last = Some(sol);
@@ -432,11 +482,30 @@ pub fn lex_max_min<B: LpBackend>(
         // No user could run at all: everything is zero.
         None => vec![0.0; ncols],
     };
+    // Snap: a user frozen at theta_r holds exactly theta_r (its cap when
+    // capped). The LP leaves each level within its tolerances of the
+    // target, and a user whose tasks barely touch any capacity row (weight
+    // 1e-6 of another's) can sit 1e-5 above its round's level there, which
+    // then reads as a different level. Scaling the user's row down frees
+    // capacity; up, by at most 1e-6, it uses at most that fraction of the
+    // user's own.
     out.tasks = (0..nu)
         .map(|n| {
             let mut row = vec![0.0; k];
+            let have: f64 = xcols[n].iter().map(|c| x[c.0]).sum();
+            let target = match out.freeze[n] {
+                Freeze::Blocked => out.levels[n],
+                Freeze::Capped => y_upper[n],
+                Freeze::CannotRun => have,
+            };
+            // Down (which frees capacity) by up to 1e-3, up by up to 1e-6.
+            let f = if have > 0.0 && (1.0 - 1e-3..=1.0 + 1e-6).contains(&(target / have)) {
+                target / have
+            } else {
+                1.0
+            };
             for (c, &i) in xcols[n].iter().zip(&entries[n]) {
-                row[i.0] = x[c.0];
+                row[i.0] = coef[n] * x[c.0] * f;
             }
             row
         })

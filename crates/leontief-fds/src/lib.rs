@@ -83,6 +83,9 @@ pub enum FdsError {
     Backend(#[from] BackendError),
 }
 
+/// The largest |beta| (and alpha) solved: see [`classify`].
+pub const MAX_BETA: f64 = 50.0;
+
 /// Classify (beta, lambda); refuse the degenerate, scale-free and invalid
 /// choices with the reason. beta = 1 is [`Classified::Trivial`].
 pub fn classify(beta: f64, lambda: f64) -> Result<Classified, FdsError> {
@@ -95,6 +98,11 @@ pub fn classify(beta: f64, lambda: f64) -> Result<Classified, FdsError> {
         return Err(FdsError::Refused(
             "--beta 0: f_{beta,lambda} is undefined at beta = 0 (it divides by beta)".into(),
         ));
+    }
+    if beta.abs() > MAX_BETA {
+        return Err(FdsError::Refused(format!(
+            "--beta {beta}: |beta| must be at most {MAX_BETA}: beyond it the terms s^(1-beta) of users whose shares differ by a factor of 10 span more than floating point holds and no solver here is reliable (at beta = 100 Clarabel reported a wrong answer as optimal); as beta grows the alpha-fair line tends to max-min fairness: --mechanism drfh for fds"
+        )));
     }
     if beta == 1.0 {
         return Ok(Classified::Trivial);
@@ -149,10 +157,17 @@ pub fn omega(instance: &Instance, family: Family) -> Vec<f64> {
                     .filter(|(&d, _)| d > 0.0)
                     .map(|(&d, &c)| if c > 0.0 { d / c } else { INF })
                     .collect();
-                if p.is_infinite() {
-                    g.iter().copied().fold(0.0, f64::max)
+                // (sum g^p)^(1/p) = max (sum (g / max)^p)^(1/p): no term
+                // underflows, whatever p (p = 1e300 is the max).
+                let top = g.iter().copied().fold(0.0, f64::max);
+                if p.is_infinite() || top == 0.0 || top.is_infinite() {
+                    top
                 } else {
-                    g.iter().map(|x| x.powf(p)).sum::<f64>().powf(1.0 / p)
+                    top * g
+                        .iter()
+                        .map(|x| (x / top).powf(p))
+                        .sum::<f64>()
+                        .powf(1.0 / p)
                 }
             }
         })
@@ -245,6 +260,11 @@ pub fn solve_alpha<B: LpBackend>(
     if !alpha.is_finite() || alpha <= 0.0 {
         return Err(FdsError::Refused(format!(
             "--alpha {alpha}: must be finite and > 0"
+        )));
+    }
+    if alpha > MAX_BETA {
+        return Err(FdsError::Refused(format!(
+            "--alpha {alpha}: must be at most {MAX_BETA}: beyond it the terms s^(1-alpha) of users whose shares differ by a factor of 10 span more than floating point holds and no solver here is reliable (at alpha = 100 Clarabel reported a wrong answer as optimal); as alpha grows the alpha-fair allocation tends to max-min fairness: --mechanism drfh for fds"
         )));
     }
     // One server entry: the m-dimensional dual (as bbf-eg); the cone
@@ -1151,7 +1171,12 @@ pub fn frank_wolfe_gap<B: LpBackend>(
     linear_gap(backend, instance, &g, x, m)
 }
 
-/// max_{x' feasible} g . (x' - x) / max(1, |m|), one LP.
+/// max_{x' feasible} g . (x' - x), one LP, relative to max(|m|, g . x)
+/// (the merit, or the first-order value of the allocation when that is
+/// larger): a ratio of two quantities in the same units, so the verdict
+/// is the same for any scale of the weights or the tasks. The LP's costs
+/// are g divided by its largest entry (HiGHS ended `unknown` on costs
+/// 1e9 apart in size).
 fn linear_gap<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -1159,12 +1184,16 @@ fn linear_gap<B: LpBackend>(
     x: &[f64],
     m: f64,
 ) -> Result<f64, FdsError> {
+    let top = g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    if top == 0.0 {
+        return Ok(0.0);
+    }
     let mut poly = polytope(instance, Sense::Maximise);
     let cols = std::mem::take(&mut poly.cols);
     let mut p = poly.b.build();
     for (n, mine) in cols.iter().enumerate() {
         for &(_, c) in mine {
-            p.col_cost[c.0] = g[n];
+            p.col_cost[c.0] = g[n] / top;
         }
     }
     let s = backend.solve(p)?;
@@ -1174,12 +1203,13 @@ fn linear_gap<B: LpBackend>(
             s.status
         )));
     }
-    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g * x).sum();
-    Ok((s.objective - at_x).max(0.0) / m.abs().max(1.0))
+    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g / top * x).sum();
+    let scale = (m.abs() / top).max(at_x.abs()).max(f64::MIN_POSITIVE);
+    Ok((s.objective - at_x).max(0.0) / scale)
 }
 
 /// The Frank-Wolfe gap for alpha = 1 (M = sum_n w_n log x_n up to a
-/// constant), relative to max(1, |M|).
+/// constant), relative as in [`frank_wolfe_gap`].
 pub fn frank_wolfe_gap_log<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -1347,7 +1377,7 @@ fn polish_at(
         let g = grad(&x);
         let a = DMatrix::from_fn(nc, nr, |k, j| rows[j].0[k]);
         let rhs = DVector::from_fn(nc, |k, _| g[cols[k].0]);
-        let sol = a.svd(true, true).solve(&rhs, 1e-14).ok()?;
+        let sol = leontief_model::linalg::min_norm_solve(a, &rhs, 1e-14)?;
         p.copy_from_slice(sol.as_slice());
     }
     for _ in 0..40 {
@@ -1369,7 +1399,7 @@ fn polish_at(
                 jac[(c, nc + j)] = -rows[j].0[c];
             }
         }
-        let step = jac.svd(true, true).solve(&(-f), 1e-14).ok()?;
+        let step = leontief_model::linalg::min_norm_solve(jac, &(-f), 1e-14)?;
         let mut t = 1.0;
         while (0..nc).any(|c| x[c] + t * step[c] <= 0.0) {
             t *= 0.5;

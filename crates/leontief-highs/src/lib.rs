@@ -300,6 +300,11 @@ impl HighsLp {
             "dual_feasibility_tolerance",
             settings.dual_feasibility_tolerance,
         )?;
+        // HiGHS drops |coefficients| below 1e-9 by default; leontief's
+        // models hold legitimate ones below that (a user of weight 1 beside
+        // one of weight 1e9, in level units), and a dropped coefficient
+        // turns a bounded LP unbounded. 1e-12 is HiGHS's smallest setting.
+        lp.set_double("small_matrix_value", 1e-12)?;
         if let Some(t) = settings.time_limit {
             lp.set_double("time_limit", t)?;
         }

@@ -38,6 +38,7 @@
 #![deny(missing_docs)]
 
 mod backend;
+pub mod linalg;
 mod problem;
 mod residual;
 mod status;

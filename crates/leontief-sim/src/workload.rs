@@ -353,6 +353,11 @@ pub fn write_task_events(workload: &Workload, out: &mut impl Write) -> std::io::
     Ok(())
 }
 
+/// The most tasks (and jobs, users) a workload may hold: each task is a
+/// record in memory (about 100 bytes), so 10^8 is about 10 GB. Inputs
+/// above it are refused, naming the field, before anything is allocated.
+pub const MAX_TASKS: u64 = 100_000_000;
+
 /// A synthetic workload: users of unequal activity submitting jobs of
 /// identical tasks. Defaults give a light Google-like mix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -417,6 +422,21 @@ impl SyntheticSpec {
         }
         if self.max_tasks == 0 {
             return bad("max_tasks", "must be >= 1");
+        }
+        if self.users > MAX_TASKS as usize {
+            return bad("users", &format!("must be at most {MAX_TASKS}"));
+        }
+        // Tasks per job are log-uniform on [1, max_tasks]: their mean.
+        let m = f64::from(self.max_tasks.max(2));
+        let mean = (m - 1.0) / m.ln();
+        if self.jobs as f64 * mean > MAX_TASKS as f64 {
+            return bad(
+                "jobs",
+                &format!(
+                    "{} jobs of about {mean:.0} tasks each exceed {MAX_TASKS} tasks, the most one simulation holds",
+                    self.jobs
+                ),
+            );
         }
         if !range(self.duration) {
             return bad("duration", "must be [min, max] with 0 < min <= max");
@@ -521,6 +541,7 @@ pub fn explicit(resources: &[String], users: &[ExplicitUser]) -> Result<Workload
     let mut tasks = Vec::new();
     let mut jobs = Vec::new();
     let mut end = 0.0f64;
+    let mut total_tasks = 0u64;
     for (n, u) in users.iter().enumerate() {
         let at = format!("workload.users[{n}]");
         if u.demand.len() != resources.len() {
@@ -564,6 +585,16 @@ pub fn explicit(resources: &[String], users: &[ExplicitUser]) -> Result<Workload
                 return Err(bad(
                     format!("{at}.duration"),
                     format!("must be finite and > 0 (got {})", job.duration),
+                ));
+            }
+            total_tasks = total_tasks.saturating_add(job.tasks);
+            if total_tasks > MAX_TASKS {
+                return Err(bad(
+                    format!("{at}.tasks"),
+                    format!(
+                        "brings the workload to more than {MAX_TASKS} tasks, the most one simulation holds ({} given here)",
+                        job.tasks
+                    ),
                 ));
             }
             jobs.push(jobs.len() as u64 + 1);

@@ -276,7 +276,8 @@ impl Response<'_> {
                     }
                 }
                 let rhs = DVector::from_iterator(k, idx.iter().map(|&r| -g[r]));
-                let Ok(mut d) = h.clone().svd(true, true).solve(&rhs, 1e-14) else {
+                let Some(mut d) = leontief_model::linalg::min_norm_solve(h.clone(), &rhs, 1e-14)
+                else {
                     return (steps, false);
                 };
                 // No interior user on a resource (all at a bound: every

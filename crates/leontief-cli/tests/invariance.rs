@@ -1,0 +1,250 @@
+//! Units, weight scales and orderings never change an answer.
+//!
+//! For every mechanism family, on generated instances (weights, caps,
+//! placement, zero demands, classes): scaling one resource's capacities
+//! and demands by 10^k (k in -12..=12), scaling every weight by 10^k and
+//! permuting
+//! users, servers and resources, on instances where one user's weight may
+//! be up to 1e9 times (or 1e-9 of) the others', leave the allocation unchanged (within a
+//! relative tolerance) or turn it into an explicit refusal; an answer that
+//! is `optimal` and verified on both sides is never a different
+//! allocation. 256 cases per family in CI (PROPTEST_CASES to change).
+
+use leontief_cli::{verify::VerifyMode, MechParams};
+use leontief_core::strategies::{config, instance, Shape};
+use leontief_core::{Allocation, Instance, RawInstance, Status};
+use proptest::prelude::*;
+
+/// One transformation of an instance, and how to map an answer back.
+#[derive(Debug, Clone)]
+enum Change {
+    /// Resource r's capacities and demands times 10^k.
+    Resource(usize, i32),
+    /// Every weight times 10^k.
+    Weights(i32),
+    /// Reverse the users, rotate the servers and the resources by one.
+    Permute,
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        (0usize..4, -12i32..=12).prop_map(|(r, k)| Change::Resource(r, k)),
+        (-12i32..=12).prop_map(Change::Weights),
+        Just(Change::Permute),
+    ]
+}
+
+/// Instances of `shape` where, half the time, user 0's weight is
+/// multiplied by 10^k, |k| <= 9: weights far apart.
+fn spread(shape: Shape) -> impl Strategy<Value = Instance> {
+    (instance(shape), prop_oneof![Just(0i32), -9i32..=9]).prop_map(|(inst, k)| {
+        if k == 0 {
+            return inst;
+        }
+        let mut raw = inst.to_raw();
+        let u = &mut raw.users[0];
+        u.weight = Some(u.weight.unwrap_or(1.0) * 10f64.powi(k));
+        Instance::new(raw).expect("a weight within range")
+    })
+}
+
+/// The changed instance and, per user of it, the original user's index
+/// (so answers can be compared user by user); `None` when the change does
+/// not apply or leaves the instance invalid (a weight out of range).
+fn apply(inst: &Instance, c: &Change) -> Option<(Instance, Vec<usize>)> {
+    let mut raw: RawInstance = inst.to_raw();
+    let nu = raw.users.len();
+    let mut order: Vec<usize> = (0..nu).collect();
+    match *c {
+        Change::Resource(r, k) => {
+            let m = raw.resources.len();
+            let r = r % m;
+            let f = 10f64.powi(k);
+            for s in &mut raw.servers {
+                s.capacity[r] *= f;
+            }
+            for u in &mut raw.users {
+                u.demand[r] *= f;
+            }
+        }
+        Change::Weights(k) => {
+            for u in &mut raw.users {
+                u.weight = Some(u.weight.unwrap_or(1.0) * 10f64.powi(k));
+            }
+        }
+        Change::Permute => {
+            raw.users.reverse();
+            order.reverse();
+            raw.servers.rotate_left(1);
+            let m = raw.resources.len();
+            raw.resources.rotate_left(1 % m);
+            for s in &mut raw.servers {
+                s.capacity.rotate_left(1 % m);
+            }
+            for u in &mut raw.users {
+                u.demand.rotate_left(1 % m);
+                if let Some(list) = &mut u.servers {
+                    list.sort();
+                }
+            }
+        }
+    }
+    Instance::new(raw).ok().map(|i| (i, order))
+}
+
+fn verified(a: &Allocation) -> bool {
+    a.verification
+        .as_ref()
+        .and_then(|v| v["ok"].as_bool())
+        .unwrap_or(false)
+}
+
+/// Tasks user n could run alone on every entry it may use (the scale of
+/// its allocation, for the comparison's tolerance floor).
+fn alone(inst: &Instance, n: usize) -> f64 {
+    let g: f64 = inst
+        .server_ids()
+        .map(|i| inst.gamma(leontief_core::UserId(n), i))
+        .filter(|g| g.is_finite())
+        .sum();
+    g.min(
+        inst.user(leontief_core::UserId(n))
+            .tasks
+            .unwrap_or(f64::INFINITY),
+    )
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Compare {
+    /// The per-user tasks are unique.
+    Tasks,
+    /// Only the total is unique (NFC).
+    Total,
+    /// Not unique at all (PS-DSF): only the verdicts are compared.
+    Verdict,
+}
+
+/// Solve `name` on the instance and its change; fail on an answer that
+/// is optimal and verified on both sides yet different.
+fn check_pair(
+    inst: &Instance,
+    c: &Change,
+    name: &str,
+    params: &MechParams,
+    compare: Compare,
+) -> Result<(), TestCaseError> {
+    let Some((changed, order)) = apply(inst, c) else {
+        return Ok(());
+    };
+    let a = leontief_cli::solve(inst, name, params, VerifyMode::Auto);
+    let b = leontief_cli::solve(&changed, name, params, VerifyMode::Auto);
+    let (a, b) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        // A refusal (bad input, exit 2) on either side is explicit.
+        (Err(f), _) | (_, Err(f)) if f.code == 2 => return Ok(()),
+        (Err(f), _) | (_, Err(f)) => {
+            return Err(TestCaseError::fail(format!(
+                "{name}: could not run: {}",
+                f.message
+            )))
+        }
+    };
+    let both = a.status == Status::Optimal && b.status == Status::Optimal;
+    if !(both && verified(&a) && verified(&b)) {
+        // Neither answer claims to be exact and checked: nothing to compare,
+        // but a verified optimal answer on one side only is suspicious when
+        // the other is optimal and unverified.
+        prop_assert!(
+            !(a.status == Status::Optimal
+                && b.status == Status::Optimal
+                && verified(&a) != verified(&b)),
+            "{name} under {c:?}: verified on one side only\n{:?}\n{:?}",
+            a.verification,
+            b.verification
+        );
+        return Ok(());
+    }
+    match compare {
+        Compare::Verdict => {}
+        Compare::Total => {
+            let (x, y) = (a.metrics.total_tasks, b.metrics.total_tasks);
+            prop_assert!(
+                (x - y).abs() <= 1e-6 * x.abs().max(y.abs()),
+                "{name} under {c:?}: totals {x} vs {y}"
+            );
+        }
+        Compare::Tasks => {
+            for (j, &n) in order.iter().enumerate() {
+                let (x, y) = (a.user_tasks[n], b.user_tasks[j]);
+                let tol = 1e-5 * x.abs().max(y.abs()) + 1e-7 * alone(inst, n);
+                prop_assert!(
+                    (x - y).abs() <= tol,
+                    "{name} under {c:?}: user {n} gets {x} but {y} after the change (both optimal and verified)\noriginal: {:?}\nchanged: {:?}",
+                    a.user_tasks,
+                    b.user_tasks
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn params(f: impl FnOnce(&mut MechParams)) -> MechParams {
+    let mut p = MechParams::default();
+    f(&mut p);
+    p
+}
+
+fn small() -> Shape {
+    Shape {
+        max_users: 4,
+        max_servers: 3,
+        max_resources: 3,
+        ..Shape::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn max_min_family_is_invariant(inst in spread(small()), c in change()) {
+        check_pair(&inst, &c, "drfh", &MechParams::default(), Compare::Tasks)?;
+        check_pair(&inst, &c, "drf", &MechParams::default(), Compare::Tasks)?;
+        check_pair(&inst, &c, "tsf", &MechParams::default(), Compare::Tasks)?;
+        check_pair(&inst, &c, "kdf", &params(|p| p.k = Some(2)), Compare::Tasks)?;
+        // Per-server DRF spends task caps server by server in input order
+        // (a user's cap left after earlier servers): server order is part
+        // of its definition, so it is permuted only in users and resources.
+        if !matches!(c, Change::Permute) || inst.users().iter().all(|u| u.tasks.is_none()) {
+            check_pair(&inst, &c, "naive-drf", &MechParams::default(), Compare::Tasks)?;
+        }
+        check_pair(&inst, &c, "nfc", &MechParams::default(), Compare::Total)?;
+    }
+
+    // Fails today (issue 14, open): with one weight 1e6 times another's,
+    // the alpha-fair objective is dominated by the heavy user; Clarabel and
+    // the Frank-Wolfe gap (relative to the objective) both miss a light
+    // user 40% off its optimum, and the answer changes with a common
+    // factor of the weights. Needs a per-user (KKT) certificate.
+    #[test]
+    #[ignore = "issue 14: FDS/GFJ with weights 1e6 apart are not yet certified per user"]
+    fn fairness_efficiency_family_is_invariant(inst in spread(small()), c in change()) {
+        check_pair(&inst, &c, "fds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks)?;
+        check_pair(&inst, &c, "gfj", &params(|p| p.alpha = Some(0.5)), Compare::Tasks)?;
+    }
+
+    #[test]
+    fn bbf_family_is_invariant(inst in spread(small()), c in change()) {
+        check_pair(&inst, &c, "bbf-eg", &MechParams::default(), Compare::Tasks)?;
+    }
+
+    // Fails today (issue 14, open): alphaPF-VDS best responses with weights
+    // 1e8 apart stop with a KKT residual of 3e-5 on one side.
+    #[test]
+    #[ignore = "issue 14: alphaPF-VDS with weights 1e8 apart is not yet scale-invariant"]
+    fn server_based_family_is_invariant(inst in spread(small()), c in change()) {
+        check_pair(&inst, &c, "psdsf", &MechParams::default(), Compare::Verdict)?;
+        check_pair(&inst, &c, "vds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks)?;
+    }
+}
