@@ -228,14 +228,18 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
     // server to itself) equal to 1, so theta* lies in about [1/N, 1] and is
     // well above the LP's absolute tolerances whatever the units of sigma
     // (k-DF shares are products of k small ratios).
-    let alone_level = |n: usize| {
-        let alone: f64 = entries[n]
-            .iter()
-            .map(|&i| instance.gamma(UserId(n), i))
-            .sum();
-        let alone = alone.min(instance.users()[n].tasks.unwrap_or(INF));
-        sigma[n] * alone / instance.users()[n].weight
-    };
+    // Tasks each user runs with every entry it may use to itself (capped):
+    // the scale below and the bound on its level column.
+    let alone: Vec<f64> = (0..nu)
+        .map(|n| {
+            let sum: f64 = entries[n]
+                .iter()
+                .map(|&i| instance.gamma(UserId(n), i))
+                .sum();
+            sum.min(instance.users()[n].tasks.unwrap_or(INF))
+        })
+        .collect();
+    let alone_level = |n: usize| sigma[n] * alone[n] / instance.users()[n].weight;
     let reference = (0..nu)
         .filter(|&n| runnable[n])
         .map(alone_level)
@@ -307,11 +311,7 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
     let y_upper: Vec<f64> = (0..nu)
         .map(|n| {
             if runnable[n] {
-                let alone: f64 = entries[n]
-                    .iter()
-                    .map(|&i| instance.gamma(UserId(n), i))
-                    .sum();
-                let most = alone.min(instance.users()[n].tasks.unwrap_or(INF));
+                let most = alone[n];
                 if instance.users()[n].tasks.is_some_and(|t| t <= most) {
                     most / coef[n]
                 } else {
