@@ -171,18 +171,19 @@ enum Command {
         /// Users.
         #[arg(long, default_value_t = 100)]
         users: usize,
-        /// Servers (heterogeneous only).
-        #[arg(long, default_value_t = 100)]
-        servers: usize,
-        /// Resources (heterogeneous only).
-        #[arg(long, default_value_t = 2)]
-        resources: usize,
+        /// Servers (heterogeneous and placement; default 100).
+        #[arg(long)]
+        servers: Option<usize>,
+        /// Resources (heterogeneous and placement; default 2).
+        #[arg(long)]
+        resources: Option<usize>,
         /// Seed.
         #[arg(long, default_value_t = 1)]
         seed: u64,
-        /// placement: servers each user may use.
-        #[arg(long, default_value_t = 10)]
-        eligible: usize,
+        /// placement: servers each user may use (default 10, at most
+        /// --servers).
+        #[arg(long)]
+        eligible: Option<usize>,
     },
 }
 
@@ -508,6 +509,11 @@ pub(crate) fn parse_mechanism(name: &str, p: &MechParams) -> Result<Mech, Failur
         }
         "vds" => match p.alpha {
             None => return Err(bad_input("--mechanism vds needs --alpha A (A >= 1)")),
+            Some(1.0) if p.jacobi.is_some() => {
+                return Err(bad_input(
+                    "--jacobi does not apply to vds at --alpha 1: it is one exponential-cone program (the equilibrium is the joint optimum), with no best responses to damp",
+                ))
+            }
             Some(1.0) => Mech::Conic {
                 family: leontief_fds::Family::Gfj,
                 beta: 1.0,
@@ -932,6 +938,25 @@ fn run(cli: Cli) -> Result<(), Failure> {
             seed,
             eligible,
         } => {
+            // A flag the generator does not use is an error, not ignored.
+            let given = [
+                ("--servers", servers.is_some()),
+                ("--resources", resources.is_some()),
+                ("--eligible", eligible.is_some()),
+            ];
+            let uses = |flag: &str| match kind.as_str() {
+                "google-cell" => false,
+                "heterogeneous" => flag != "--eligible",
+                _ => true,
+            };
+            if let Some((flag, _)) = given.iter().find(|(f, g)| *g && !uses(f)) {
+                return Err(bad_input(format!(
+                    "{flag} does not apply to generate {kind}"
+                )));
+            }
+            let servers = servers.unwrap_or(100);
+            let resources = resources.unwrap_or(2);
+            let eligible = eligible.unwrap_or(10);
             let inst = match kind.as_str() {
                 "google-cell" => leontief_core::generate::google_cell(users, seed),
                 "heterogeneous" => {
@@ -945,6 +970,11 @@ fn run(cli: Cli) -> Result<(), Failure> {
                         return Err(bad_input(
                             "--users, --servers, --resources and --eligible must be >= 1",
                         ));
+                    }
+                    if eligible > servers {
+                        return Err(bad_input(format!(
+                            "--eligible {eligible}: a user cannot be eligible on more than the {servers} servers"
+                        )));
                     }
                     leontief_core::generate::placement(users, servers, resources, eligible, seed)
                 }

@@ -518,6 +518,10 @@ pub fn cmd(args: &PlotArgs) -> Result<(), Failure> {
         return Err(bad_input("completion: give one or two results"));
     }
     let f = figure(args)?;
+    // A bad output path is bad input (exit 2), like `sweep --csv`: try it
+    // before drawing, so the message names the path and the reason.
+    std::fs::File::create(&args.output)
+        .map_err(|e| bad_input(format!("-o {}: {e}", args.output.display())))?;
     plotters::style::register_font(
         "sans-serif",
         FontStyle::Normal,

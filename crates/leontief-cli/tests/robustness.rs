@@ -298,3 +298,98 @@ fn simulation_sizes_are_checked_before_allocating() {
         assert!(err.contains(field), "{field}: {err}");
     }
 }
+
+/// Defect 9: `vds --alpha 1 --jacobi` ignored --jacobi.
+#[test]
+fn jacobi_at_alpha_one_is_refused() {
+    let fig1 = Instance::from_path("../../datasets/paper-examples/drfh-fig1.json").unwrap();
+    let p = MechParams {
+        alpha: Some(1.0),
+        jacobi: Some(0.3),
+        ..Default::default()
+    };
+    let e = leontief_cli::solve(&fig1, "vds", &p, VerifyMode::Auto).unwrap_err();
+    assert_eq!(e.code, 2);
+    assert!(e.message.contains("--jacobi"), "{}", e.message);
+}
+
+/// Defect 9: `generate` ignored flags it does not use, and more eligible
+/// servers than servers.
+#[test]
+fn generate_refuses_flags_it_does_not_use() {
+    for args in [
+        &[
+            "generate",
+            "placement",
+            "--servers",
+            "5",
+            "--eligible",
+            "50",
+        ][..],
+        &["generate", "google-cell", "--servers", "5"][..],
+        &["generate", "heterogeneous", "--eligible", "3"][..],
+    ] {
+        let (code, _, err) = leontief(args);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--servers") || err.contains("--eligible"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = leontief(&["generate", "placement", "--servers", "5", "--eligible", "5"]);
+    assert_eq!(code, Some(0), "{err}");
+}
+
+/// Defect 9: `plot -o` into a missing folder exited 1 (sweep --csv: 2).
+#[test]
+fn plot_to_a_missing_folder_is_bad_input() {
+    let result = write(
+        "plot",
+        "r.csv",
+        "parameter,value,status,verified,percent_fairness,percent_efficiency,total_tasks\nalpha,1,optimal,true,90,95,10\n",
+    );
+    let (code, _, err) = leontief(&[
+        "plot",
+        result.to_str().unwrap(),
+        "--kind",
+        "tradeoff",
+        "-o",
+        "/nonexistent-folder/p.svg",
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("/nonexistent-folder/p.svg"), "{err}");
+}
+
+/// Defect 9: duplicate user names in an explicit workload were accepted;
+/// a trace task ending before its SCHEDULE became a zero-length task and a
+/// zero-request task was kept, both silently.
+#[test]
+fn workloads_refuse_or_report_what_they_drop() {
+    let cfg = write(
+        "dupes",
+        "c.json",
+        r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": [
+            {"name": "a", "demand": [0.1, 0.1], "jobs": [{"submit": 0, "tasks": 1, "duration": 1}]},
+            {"name": "a", "demand": [0.2, 0.1], "jobs": [{"submit": 0, "tasks": 1, "duration": 1}]}]},
+            "scheduler": "best-fit"}"#,
+    );
+    let (code, _, err) = leontief(&["simulate", cfg.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("workload.users[1].name"), "{err}");
+    // job 1: FINISH (4) at 5 s before SCHEDULE (1) at 10 s; job 2: requests 0.
+    let trace = "0,,1,0,,0,u,0,0,0.1,0.1,,\n\
+                 10000000,,1,0,,1,u,0,0,0.1,0.1,,\n\
+                 5000000,,1,0,,4,u,0,0,0.1,0.1,,\n\
+                 0,,2,0,,0,v,0,0,0,0,,\n\
+                 1000000,,2,0,,1,v,0,0,0,0,,\n\
+                 2000000,,2,0,,4,v,0,0,0,0,,\n\
+                 0,,3,0,,0,w,0,0,0.1,0.1,,\n\
+                 1000000,,3,0,,1,w,0,0,0.1,0.1,,\n\
+                 3000000,,3,0,,4,w,0,0,0.1,0.1,,\n";
+    let w = leontief_sim::workload::parse_task_events(trace.as_bytes(), "t.csv").unwrap();
+    assert_eq!(w.tasks.len(), 1, "{:?}", w.tasks);
+    assert!(w.tasks[0].duration > 0.0);
+    let notes = w.notes.join("\n");
+    assert!(notes.contains("before their SCHEDULE"), "{notes}");
+    assert!(notes.contains("0 CPU and 0 memory"), "{notes}");
+}

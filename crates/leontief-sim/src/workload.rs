@@ -257,6 +257,7 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
     let mut jobs: Vec<u64> = Vec::new();
     let mut job_index: HashMap<u64, usize> = HashMap::new();
     let (mut never, mut no_request, mut censored) = (0usize, 0usize, 0usize);
+    let (mut zero_request, mut ends_first) = (0usize, 0usize);
     let mut out = Vec::with_capacity(order.len());
     for key in order {
         let b = &tasks[&key];
@@ -268,6 +269,13 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
             no_request += 1;
             continue;
         };
+        // A task demanding nothing is refused in explicit workloads; in a
+        // trace it is left out and counted (real traces hold a few).
+        if cpu == 0.0 && mem == 0.0 {
+            zero_request += 1;
+            continue;
+        }
+        let start = clamp(schedule);
         let end = match b.end {
             Some(e) => clamp(e),
             None => {
@@ -275,7 +283,12 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
                 t_max as f64 / 1e6
             }
         };
-        let start = clamp(schedule);
+        // An end before the start is a broken record, not a task that ran
+        // for no time: left out and counted.
+        if end < start {
+            ends_first += 1;
+            continue;
+        }
         let user = *user_index.entry(b.user.clone()).or_insert_with(|| {
             users.push(b.user.clone());
             users.len() - 1
@@ -288,7 +301,7 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
             user,
             job,
             submit: clamp(submit),
-            duration: (end - start).max(0.0),
+            duration: end - start,
             demand: vec![cpu, mem],
         });
     }
@@ -301,6 +314,16 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
     if no_request > 0 {
         notes.push(format!(
             "{no_request} tasks without a CPU or memory request: left out"
+        ));
+    }
+    if zero_request > 0 {
+        notes.push(format!(
+            "{zero_request} tasks requesting 0 CPU and 0 memory: left out"
+        ));
+    }
+    if ends_first > 0 {
+        notes.push(format!(
+            "{ends_first} tasks whose last terminal event comes before their SCHEDULE: left out"
         ));
     }
     if censored > 0 {
@@ -542,8 +565,18 @@ pub fn explicit(resources: &[String], users: &[ExplicitUser]) -> Result<Workload
     let mut jobs = Vec::new();
     let mut end = 0.0f64;
     let mut total_tasks = 0u64;
+    let mut names: HashMap<&str, usize> = HashMap::new();
     for (n, u) in users.iter().enumerate() {
         let at = format!("workload.users[{n}]");
+        if let Some(first) = names.insert(u.name.as_str(), n) {
+            return Err(bad(
+                format!("{at}.name"),
+                format!(
+                    "duplicates workload.users[{first}].name (\"{}\"): each user is one name",
+                    u.name
+                ),
+            ));
+        }
         if u.demand.len() != resources.len() {
             return Err(bad(
                 format!("{at}.demand"),
