@@ -117,7 +117,7 @@ fn pool_notes(pool: &Pool, a: &mut Allocation) {
 }
 
 /// `solve --mechanism bbf-eg|bbf-ode`.
-pub fn solve(instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure> {
+pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure> {
     let pool = Pool::new(instance).map_err(bbf_failure)?;
     match kind {
         BbfKind::Eg { method } => {
@@ -128,7 +128,7 @@ pub fn solve(instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure>
                 EgMethod::Auto => nnz <= AUTO_CONIC_SIZE,
             };
             let mut o = if conic {
-                eg::solve(&leontief_clarabel::Clarabel::default(), &pool)
+                eg::solve(&crate::clarabel(highs), &pool)
             } else {
                 eg::solve_dual(&pool)
             }
@@ -137,8 +137,7 @@ pub fn solve(instance: &Instance, kind: &BbfKind) -> Result<Allocation, Failure>
             if *method == EgMethod::Auto && !conic && o.status != Status::Optimal {
                 // The dual stalled: the cone program decides.
                 let first = o.raw_status.clone();
-                o = eg::solve(&leontief_clarabel::Clarabel::default(), &pool)
-                    .map_err(bbf_failure)?;
+                o = eg::solve(&crate::clarabel(highs), &pool).map_err(bbf_failure)?;
                 o.raw_status = format!("{} (after the dual: {first})", o.raw_status);
                 conic = true;
             }

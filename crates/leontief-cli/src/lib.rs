@@ -82,7 +82,9 @@ enum Command {
         /// When to run the LP-based check of the mechanism's defining property.
         #[arg(long, value_enum, default_value = "auto")]
         verify: VerifyMode,
-        /// Time limit per LP, seconds.
+        /// Time limit, seconds: per LP (HiGHS) and per cone program
+        /// (Clarabel), and for the whole best-response run of psdsf and vds;
+        /// a run that hits it ends with status time_limit.
         #[arg(long)]
         time_limit: Option<f64>,
         /// HiGHS algorithm: auto (interior point from 10,000 columns,
@@ -618,6 +620,24 @@ pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Resul
 /// Solve and verify `mechanism` on `instance`, in the solver's units
 /// ([`Instance::normalised`]: each resource scaled by a power of two so
 /// that its largest capacity lies in [0.5, 1)), the output in the user's.
+/// When iterative methods (best-response sweeps) must stop: `--time-limit`
+/// seconds after `start`, or never.
+pub(crate) fn deadline(highs: &Highs, start: std::time::Instant) -> Option<std::time::Instant> {
+    highs
+        .settings()
+        .time_limit
+        .and_then(|t| start.checked_add(std::time::Duration::try_from_secs_f64(t).ok()?))
+}
+
+/// Clarabel with the run's `--time-limit` (per cone program, as for LPs).
+pub(crate) fn clarabel(highs: &Highs) -> leontief_clarabel::Clarabel {
+    leontief_clarabel::Clarabel::new(leontief_clarabel::ClarabelSettings {
+        time_limit: highs.settings().time_limit,
+        ..leontief_clarabel::ClarabelSettings::default()
+    })
+    .unwrap_or_default()
+}
+
 pub(crate) fn solve_one(
     highs: &Highs,
     instance: &Instance,
@@ -694,7 +714,7 @@ fn solve_unchecked(
     };
     let a = match mechanism {
         Mech::Exact(m) => exact(m)?,
-        Mech::Bbf(kind) => bbf::solve(instance, kind)?,
+        Mech::Bbf(kind) => bbf::solve(highs, instance, kind)?,
         Mech::Psdsf {
             max_tasks,
             exact_finish,
@@ -704,7 +724,7 @@ fn solve_unchecked(
             // the printed price scales are for the weights as given:
             // e^ell scales with w^alpha.
             let (reweighted, f) = instance.weights_normalised();
-            let mut a = server_based::vds(&reweighted, *alpha, *jacobi)?;
+            let mut a = server_based::vds(highs, &reweighted, *alpha, *jacobi)?;
             a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
             if let Some(serde_json::Value::Array(ell)) = a
                 .gap
@@ -725,7 +745,7 @@ fn solve_unchecked(
             lambda,
             alpha_form,
         } => {
-            let clarabel = leontief_clarabel::Clarabel::default();
+            let clarabel = clarabel(highs);
             // Solved with the weights scaled (the maximiser is the same);
             // the printed objective is for the weights as given.
             let (reweighted, _) = instance.weights_normalised();

@@ -50,11 +50,14 @@ pub(crate) fn psdsf(
         instance,
         &leontief_vds::PsdsfSettings {
             exact_finish,
+            deadline: crate::deadline(highs, t0),
             ..leontief_vds::PsdsfSettings::default()
         },
     );
     let status = if o.converged {
         Status::Optimal
+    } else if o.timed_out {
+        Status::TimeLimit
     } else {
         Status::IterationLimit
     };
@@ -73,6 +76,8 @@ pub(crate) fn psdsf(
                 "converged (no change to 1e-13; {} finishes tried)",
                 o.finishes_tried
             )
+        } else if o.timed_out {
+            "time limit (--time-limit)".to_string()
         } else {
             "iteration limit".to_string()
         }
@@ -87,6 +92,7 @@ pub(crate) fn psdsf(
 
 /// alphaPF-VDS for alpha > 1.
 pub(crate) fn vds(
+    highs: &Highs,
     instance: &Instance,
     alpha: f64,
     jacobi: Option<f64>,
@@ -97,7 +103,7 @@ pub(crate) fn vds(
     let mut why_not_separable = None;
     if jacobi.is_none() {
         if let Some(sep) = leontief_vds::separable(instance) {
-            match separable(instance, alpha, &sep, t0) {
+            match separable(highs, instance, alpha, &sep, t0) {
                 Ok(a) => return Ok(a),
                 Err(why) => why_not_separable = Some(why),
             }
@@ -108,11 +114,14 @@ pub(crate) fn vds(
         &leontief_vds::VdsSettings {
             alpha,
             jacobi,
+            deadline: crate::deadline(highs, t0),
             ..leontief_vds::VdsSettings::default()
         },
     );
     let status = if o.converged {
         Status::Optimal
+    } else if o.timed_out {
+        Status::TimeLimit
     } else {
         Status::IterationLimit
     };
@@ -128,6 +137,8 @@ pub(crate) fn vds(
         o.newton_steps,
         if o.converged {
             "converged (change and certificate within tolerance)"
+        } else if o.timed_out {
+            "time limit (--time-limit): NOT an equilibrium within tolerance"
         } else {
             "iteration limit: NOT an equilibrium within tolerance"
         }
@@ -158,6 +169,7 @@ pub(crate) fn vds(
 }
 
 fn separable(
+    highs: &Highs,
     instance: &Instance,
     alpha: f64,
     sep: &leontief_vds::Separable,
@@ -169,7 +181,7 @@ fn separable(
         .zip(&sep.a)
         .map(|(u, &a)| if a > 0.0 { 1.0 / (u.weight * a) } else { 1.0 })
         .collect();
-    let clarabel = leontief_clarabel::Clarabel::default();
+    let clarabel = crate::clarabel(highs);
     let mut a = leontief_fds::solve_alpha_scaled(&clarabel, instance, om, alpha)
         .map_err(|e| e.to_string())?;
     if a.status != Status::Optimal {

@@ -393,3 +393,28 @@ fn workloads_refuse_or_report_what_they_drop() {
     assert!(notes.contains("before their SCHEDULE"), "{notes}");
     assert!(notes.contains("0 CPU and 0 memory"), "{notes}");
 }
+
+/// Issue 14, "every long loop honours --time-limit": the best-response
+/// sweeps of psdsf and vds stop at the deadline with `time_limit` (they
+/// ran to their sweep limit before; PS-DSF on two resources at 1,000 x
+/// 1,000 took 24 s whatever the limit).
+#[test]
+fn best_response_sweeps_stop_at_the_time_limit() {
+    let fig1 = "../../datasets/paper-examples/drfh-fig1.json";
+    for extra in [
+        &["--mechanism", "psdsf"][..],
+        &["--mechanism", "vds", "--alpha", "3", "--jacobi", "0.5"][..],
+    ] {
+        let mut args = vec!["solve", fig1, "--time-limit", "1e-9"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = leontief(&args);
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["status"], "time_limit",
+            "{extra:?}: {}",
+            v["backend_status"]
+        );
+        assert!(v["backend_status"].as_str().unwrap().contains("time limit"));
+    }
+}

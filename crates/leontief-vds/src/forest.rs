@@ -954,6 +954,7 @@ mod tests {
             &PsdsfSettings {
                 max_sweeps: 1,
                 exact_finish: false,
+                deadline: None,
             },
         );
         if let Some(t) = finish(&inst, &elig, &one.tasks) {

@@ -21,6 +21,8 @@ pub struct PsdsfOutcome {
     /// Exact finishes tried (each one a forest solve, its checks and, when
     /// those pass, the Definition-4 certificate).
     pub finishes_tried: usize,
+    /// Stopped by [`PsdsfSettings::deadline`] before converging.
+    pub timed_out: bool,
 }
 
 /// The eligible pairs laid out flat, server by server (the order of
@@ -269,6 +271,9 @@ pub struct PsdsfSettings {
     /// Try the exact forest finish along the way (on by default; off
     /// leaves plain Gauss-Seidel, for comparison).
     pub exact_finish: bool,
+    /// Stop at the first sweep that starts after this instant (the
+    /// outcome says `timed_out`). Default none.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for PsdsfSettings {
@@ -276,6 +281,7 @@ impl Default for PsdsfSettings {
         PsdsfSettings {
             max_sweeps: 100_000,
             exact_finish: true,
+            deadline: None,
         }
     }
 }
@@ -332,7 +338,15 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     let mut finishes_tried = 0;
     let mut next_finish = FIRST_FINISH;
     let mut finished = None;
+    let mut timed_out = false;
     while sweeps < max_sweeps {
+        if settings
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            timed_out = true;
+            break;
+        }
         sweeps += 1;
         let mut change = 0.0f64;
         let mut scale = 0.0f64;
@@ -382,5 +396,6 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
         converged,
         exact_finish,
         finishes_tried,
+        timed_out,
     }
 }

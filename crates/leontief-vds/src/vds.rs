@@ -55,6 +55,9 @@ pub struct VdsSettings {
     /// Stop when the largest change of any x_n in a sweep is below this
     /// (relative to the largest x_n) and the certificate holds.
     pub tolerance: f64,
+    /// Stop at the first sweep that starts after this instant (the
+    /// outcome says `timed_out`). Default none.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for VdsSettings {
@@ -64,6 +67,7 @@ impl Default for VdsSettings {
             jacobi: None,
             max_sweeps: 10_000,
             tolerance: 1e-9,
+            deadline: None,
         }
     }
 }
@@ -121,6 +125,8 @@ pub struct VdsOutcome {
     pub inexact_responses: usize,
     /// The certificate of the final point.
     pub certificate: VdsCertificate,
+    /// Stopped by [`VdsSettings::deadline`] before converging.
+    pub timed_out: bool,
 }
 
 /// One server's best-response problem, on normalised capacities.
@@ -788,7 +794,15 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let mut mine = Vec::new();
     let mut out = Vec::new();
     // Start: each user alone on a fair slice (so no total is zero).
+    let mut timed_out = false;
     while sweeps < settings.max_sweeps {
+        if settings
+            .deadline
+            .is_some_and(|d| std::time::Instant::now() >= d)
+        {
+            timed_out = true;
+            break;
+        }
         sweeps += 1;
         let mut change = 0.0f64;
         let before = total.clone();
@@ -854,6 +868,7 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
         newton_steps,
         inexact_responses: inexact,
         certificate,
+        timed_out,
     }
 }
 
