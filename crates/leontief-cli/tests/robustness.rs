@@ -418,3 +418,54 @@ fn best_response_sweeps_stop_at_the_time_limit() {
         assert!(v["backend_status"].as_str().unwrap().contains("time limit"));
     }
 }
+
+/// Found by the mutation test: PS-DSF with a capped user and a
+/// Definition-2 bottleneck was certified by Definition 4 but failed the
+/// bottleneck check (the max-min equivalence holds for unbounded demands
+/// only), so a right answer read as not verified.
+#[test]
+fn psdsf_with_caps_is_not_held_to_the_uncapped_bottleneck_theorem() {
+    let i = inst(
+        r#"{"resources":["r0"],"servers":[{"capacity":[8.920598973824857],"name":"s0"},{"capacity":[1.0],"name":"s1"}],
+            "users":[{"demand":[0.9063338015177219],"name":"u0","tasks":2.64714102042098},
+                     {"demand":[1.756936622327777],"name":"u1","servers":["s0"],"tasks":4.512361238970249}]}"#,
+    );
+    let a = solve(&i, "psdsf", |_| {});
+    assert_eq!(a.status, Status::Optimal);
+    let v = a.verification.as_ref().unwrap();
+    assert!(v["certificate"]["holds"].as_bool().unwrap());
+    assert!(v["bottleneck"]["not_applied"].is_string(), "{v}");
+    assert!(verified(&a), "{v}");
+}
+
+/// Found by the mutation test: a demand 1e-17 of the capacity made a
+/// verification LP unbounded (its coefficient fell below HiGHS's), one
+/// 1e15 times the capacity made HiGHS refuse the LP (exit 1), and weights
+/// 9e15 apart gave a drfh answer 2.5% over capacity marked optimal. Each
+/// is now refused by name with the range.
+#[test]
+fn task_sizes_and_weight_spreads_beyond_the_range_are_refused() {
+    for (text, field) in [
+        (
+            r#"{"resources":["r0"],"servers":[{"capacity":[9007199254740992.0],"name":"s0"}],"users":[{"demand":[0.1],"name":"u0"}]}"#,
+            "users[0].demand[0]",
+        ),
+        (
+            r#"{"resources":["r0"],"servers":[{"capacity":[1.0],"name":"s0"}],"users":[{"demand":[9007199254740992.0],"name":"u0"}]}"#,
+            "users[0].demand[0]",
+        ),
+        (
+            r#"{"resources":["r0"],"servers":[{"capacity":[1.0],"count":2,"name":"s0"}],
+                "users":[{"demand":[0.1],"name":"u0","tasks":0.5,"weight":9007199254740992.0},{"demand":[0.1],"name":"u1"}]}"#,
+            "users[1].weight",
+        ),
+    ] {
+        let e = Instance::from_json_str(text).unwrap_err();
+        assert!(e.to_string().contains(field), "{e}");
+    }
+    // 1e9 apart, as issue 14 asks, stays legal.
+    inst(
+        r#"{"resources":["r0"],"servers":[{"capacity":[1.0],"name":"s0"}],
+            "users":[{"demand":[0.1],"name":"u0","weight":1e9},{"demand":[0.1],"name":"u1"}]}"#,
+    );
+}

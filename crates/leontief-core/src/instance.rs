@@ -188,6 +188,11 @@ pub struct Instance {
 pub const MIN_VALUE: f64 = 1e-150;
 /// The largest number an instance may hold.
 pub const MAX_VALUE: f64 = 1e150;
+/// The smallest demand relative to the largest server capacity of its
+/// resource, and the reciprocal of the largest (see [`Instance::new`]).
+pub const MIN_TASK_FRACTION: f64 = 1e-12;
+/// How far apart two users' weights may be (see [`Instance::new`]).
+pub const MAX_WEIGHT_RATIO: f64 = 1e12;
 /// The largest server `count`: 2^53, the last integer every `f64`
 /// computation holds exactly.
 pub const MAX_COUNT: u64 = 1 << 53;
@@ -377,6 +382,62 @@ impl Instance {
                 }
             };
             user_servers.push(list);
+        }
+        // A task must be at least MIN_TASK_FRACTION of the largest server's
+        // capacity of each resource it demands: smaller, one server holds
+        // more than 1e12 tasks, and LP coefficients fall below what the
+        // solvers keep (a demand of 0.1 next to a capacity of 9e15 made a
+        // verification LP unbounded).
+        if c.issues.is_empty() {
+            for r in 0..m {
+                let top = raw
+                    .servers
+                    .iter()
+                    .map(|s| s.capacity[r])
+                    .fold(0.0, f64::max);
+                for (n, u) in raw.users.iter().enumerate() {
+                    let d = u.demand[r];
+                    if d > 0.0 && top > 0.0 && d < MIN_TASK_FRACTION * top {
+                        c.fail(
+                            format!("users[{n}].demand[{r}]"),
+                            format!(
+                                "is {d:e}, {:e} of the largest capacity of {} ({top:e}); a task must be at least {MIN_TASK_FRACTION:e} of it (more than 1e12 tasks per server): measure the resource in a larger unit for this user's tasks",
+                                d / top,
+                                raw.resources[r]
+                            ),
+                        );
+                    } else if d > 0.0 && top > 0.0 && d * MIN_TASK_FRACTION > top {
+                        c.fail(
+                            format!("users[{n}].demand[{r}]"),
+                            format!(
+                                "is {d:e}, {:e} times the largest capacity of {} ({top:e}); a task may be at most {:e} times it (less than 1e-12 of a task per server)",
+                                d / top,
+                                raw.resources[r],
+                                1.0 / MIN_TASK_FRACTION
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        // Weights at most MAX_WEIGHT_RATIO apart: a user's level is its share
+        // over its weight, and the LPs cannot tell apart shares 1e12 times
+        // smaller than another user's (weights 9e15 apart gave a drfh answer
+        // 2.5% over capacity).
+        if c.issues.is_empty() {
+            let w = |u: &RawUser| u.weight.unwrap_or(1.0);
+            let top = raw.users.iter().map(w).fold(0.0, f64::max);
+            for (n, u) in raw.users.iter().enumerate() {
+                if w(u) * MAX_WEIGHT_RATIO < top {
+                    c.fail(
+                        format!("users[{n}].weight"),
+                        format!(
+                            "is {:e}, more than {MAX_WEIGHT_RATIO:e} times below the largest weight ({top:e}); weights may be at most that far apart",
+                            w(u)
+                        ),
+                    );
+                }
+            }
         }
         if !c.issues.is_empty() {
             return Err(InstanceError::Invalid(c.issues));

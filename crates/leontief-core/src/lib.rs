@@ -20,7 +20,7 @@ pub use allocation::{jain, Allocation, Metrics};
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
     Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,
-    MAX_VALUE, MIN_VALUE,
+    MAX_VALUE, MAX_WEIGHT_RATIO, MIN_TASK_FRACTION, MIN_VALUE,
 };
 pub use leontief_model::Status;
 pub use scaling::Scaling;
