@@ -68,13 +68,39 @@ pub fn verify(
             } else {
                 leontief_fds::frank_wolfe_gap(backend, instance, *family, &a.user_tasks, b, l)
             };
-            let property = "first-order optimality: Frank-Wolfe gap max_{x' feasible} grad M(x).(x'-x), relative to max(|M|, grad M(x).x) (an LP on HiGHS from the output alone)";
+            let property = "first-order optimality: Frank-Wolfe gap max_{x' feasible} grad M(x).(x'-x), relative to max(|M|, grad M(x).x) (an LP on HiGHS from the output alone); Pareto optimality off region N";
+            // Off region N the merit increases in every share, so its
+            // maximiser is Pareto optimal: an LP that sees a light user
+            // the objective-relative gap cannot (weights 1e6 apart).
+            let monotone = *alpha_form
+                || matches!(
+                    leontief_fds::classify(*beta, *lambda),
+                    Ok(leontief_fds::Classified::Trivial)
+                        | Ok(leontief_fds::Classified::Region(
+                            leontief_fds::Region::AlphaFair
+                                | leontief_fds::Region::A
+                                | leontief_fds::Region::B
+                        ))
+                );
+            let pareto = if monotone {
+                Some(audit::pareto(
+                    backend,
+                    instance,
+                    &a.user_tasks,
+                    true,
+                    &AuditTolerance::default(),
+                )?)
+            } else {
+                None
+            };
+            let pareto_ok = pareto.as_ref().is_none_or(|p| p.ok);
             return Ok(match gap {
                 Ok(gap) => json!({
                     "property": property,
                     "feasibility": feas,
                     "frank_wolfe_gap": gap,
-                    "ok": feas.ok && gap <= 1e-6,
+                    "pareto": pareto,
+                    "ok": feas.ok && gap <= 1e-6 && pareto_ok,
                 }),
                 // The check could not be made: not verified, and why.
                 Err(e) => json!({
