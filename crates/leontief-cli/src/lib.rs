@@ -7,6 +7,7 @@
 
 pub mod bbf;
 pub mod cases;
+mod conic;
 mod demo;
 pub mod plot;
 pub mod repro;
@@ -619,7 +620,7 @@ pub(crate) fn backend(time_limit: Option<f64>, algorithm: AlgorithmArg) -> Resul
 
 /// Solve and verify `mechanism` on `instance`, in the solver's units
 /// ([`Instance::normalised`]: each resource scaled by a power of two so
-/// that its largest capacity lies in [0.5, 1)), the output in the user's.
+/// that its largest capacity lies in (0.5, 1]), the output in the user's.
 /// When iterative methods (best-response sweeps) must stop: `--time-limit`
 /// seconds after `start`, or never.
 pub(crate) fn deadline(highs: &Highs, start: std::time::Instant) -> Option<std::time::Instant> {
@@ -744,61 +745,7 @@ fn solve_unchecked(
             beta,
             lambda,
             alpha_form,
-        } => {
-            let clarabel = clarabel(highs);
-            // Solved with the weights scaled (the maximiser is the same);
-            // the printed objective is for the weights as given.
-            let (reweighted, _) = instance.weights_normalised();
-            let on_line = *alpha_form
-                || matches!(
-                    leontief_fds::classify(*beta, *lambda),
-                    Ok(leontief_fds::Classified::Region(
-                        leontief_fds::Region::AlphaFair
-                    ))
-                );
-            let r = if let Some((unit, om)) = on_line
-                .then(|| per_user_scales(&reweighted, *family, *beta))
-                .flatten()
-            {
-                leontief_fds::solve_alpha_scaled(&clarabel, &unit, om, *beta).map(|mut a| {
-                    a.mechanism = family.name().into();
-                    a.notes.push(format!(
-                        "weights {:.0e} apart: solved as max sum_n c_n u_alpha(omega_n x_n / c_n), c_n = w_n^(1/alpha) (the same program), so the solver's tolerances are about the same fraction of every user's share",
-                        spread(&reweighted)
-                    ));
-                    a
-                })
-            } else if *alpha_form {
-                leontief_fds::solve_alpha(&clarabel, &reweighted, *family, *beta)
-            } else {
-                leontief_fds::solve(&clarabel, &reweighted, *family, *beta, *lambda)
-            };
-            r.map_err(|e| match e {
-                leontief_fds::FdsError::Refused(m) => bad_input(m),
-                leontief_fds::FdsError::Backend(b) => Failure {
-                    code: 1,
-                    message: format!("the solver could not run: {b}"),
-                },
-            })
-            .map(|mut a| {
-                // Normalised shares divide by the weights as given.
-                a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
-                if a.objective.is_some() {
-                    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
-                    let om = leontief_fds::omega(instance, *family);
-                    let trivial = *beta == 1.0 && !*alpha_form;
-                    a.objective = Some(leontief_fds::merit(
-                        &om,
-                        &w,
-                        &a.user_tasks,
-                        *beta,
-                        *lambda,
-                        trivial,
-                    ));
-                }
-                a
-            })?
-        }
+        } => conic::solve(highs, instance, *family, *beta, *lambda, *alpha_form)?,
         Mech::Heuristic(h) => {
             let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;
             // Always the distance to the matching exact mechanism.
@@ -812,50 +759,6 @@ fn solve_unchecked(
         }
     };
     Ok(a)
-}
-
-/// Largest weight over smallest.
-fn spread(instance: &Instance) -> f64 {
-    let w = instance.users().iter().map(|u| u.weight);
-    w.clone().fold(0.0, f64::max) / w.fold(f64::INFINITY, f64::min)
-}
-
-/// For the alpha-fair line with weights more than 1e3 apart: the same
-/// program with the weights split between the objective and the shares,
-/// sum_n w_n u_alpha(omega_n x_n) = sum_n w_n^(1/alpha) u_alpha(omega_n x_n
-/// / w_n^(1/alpha)) (u_alpha(c s) = c^(1-alpha) u_alpha(s)). At the
-/// optimum s_n grows like w_n^(1/alpha), so the scaled shares are of one
-/// size and the weights' spread R becomes R^(1/alpha) in each place: the
-/// weighted program let Clarabel leave a user of weight 1 next to one of
-/// 1e6 at 60% of its optimum, unseen by an objective-relative tolerance.
-/// Returns the reweighted instance and the share scales; `None` for
-/// alpha <= 1, one pool, or weights within 1e3.
-fn per_user_scales(
-    instance: &Instance,
-    family: leontief_fds::Family,
-    alpha: f64,
-) -> Option<(Instance, Vec<f64>)> {
-    // One server entry (or proportional ones) goes to the price-space
-    // dual, exact per user already; below alpha = 1 the scales spread as
-    // R^(1/alpha), wider than the weights.
-    if spread(instance) <= 1e3 || alpha <= 1.0 || instance.pools_exactly() {
-        return None;
-    }
-    let c: Vec<f64> = instance
-        .users()
-        .iter()
-        .map(|u| u.weight.powf(1.0 / alpha))
-        .collect();
-    let om: Vec<f64> = leontief_fds::omega(instance, family)
-        .iter()
-        .zip(&c)
-        .map(|(o, c)| o / c)
-        .collect();
-    let mut raw = instance.to_raw();
-    for (u, c) in raw.users.iter_mut().zip(&c) {
-        u.weight = Some(*c);
-    }
-    Some((Instance::new(raw).ok()?, om))
 }
 
 /// Where an allocation sits between fairness and efficiency (Sec. V of

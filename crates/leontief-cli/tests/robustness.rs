@@ -469,3 +469,53 @@ fn task_sizes_and_weight_spreads_beyond_the_range_are_refused() {
             "users":[{"demand":[0.1],"name":"u0","weight":1e9},{"demand":[0.1],"name":"u1"}]}"#,
     );
 }
+
+/// Found by the fuzzer (docs/fuzzing.md): weights all 1 were scaled to 0.5
+/// (the normalisation put powers of two at 0.5), after which the GFJ
+/// alpha = 1 polish did not certify and the answer ([1 - 1.5e-6, ...])
+/// failed its Frank-Wolfe check; powers of two now land on 1.
+#[test]
+fn unit_weights_and_capacities_are_left_as_they_are() {
+    let i = Instance::from_path("../../datasets/paper-examples/psdsf-nonunique.json").unwrap();
+    let (n, s) = i.normalised();
+    assert!(s.resource.iter().all(|&f| f == 1.0), "{:?}", s.resource);
+    assert_eq!(i.weights_normalised().1, 1.0);
+    assert_eq!(n, i);
+    let a = solve(&i, "gfj", |p| p.alpha = Some(1.0));
+    assert!(verified(&a), "{:?}", a.verification);
+}
+
+/// Found by the fuzzer: a user demanding a resource no server has made the
+/// FDS Frank-Wolfe gap NaN (its omega infinite, its share 0 x inf), so a
+/// right answer read as not verified.
+#[test]
+fn fds_gap_leaves_out_users_that_cannot_run() {
+    let i = inst(
+        r#"{"resources":["r1","r2","r3","r4"],"servers":[{"name":"pool","capacity":[2.0,1.0,0.0,1.0]}],
+            "users":[{"name":"u1","demand":[1.0,1.0,0.0,1.0],"tasks":1,"weight":0.25},
+                     {"name":"u2","demand":[1.0,1.0,1.0,0.0],"tasks":1,"weight":0.225}]}"#,
+    );
+    let a = solve(&i, "fds", |p| p.alpha = Some(2.0));
+    assert_eq!(a.status, Status::Optimal);
+    assert!(verified(&a), "{:?}", a.verification);
+    assert_eq!(a.user_tasks[1], 0.0);
+}
+
+/// Found by the fuzzer: a user that can run nowhere, left in the cone
+/// program, pulled the others 1.2e-5 off their optimum (2.0000249 and
+/// 0.4999938 for 2 and 0.5), `optimal` and not verified; such users are
+/// now set aside with 0 tasks.
+#[test]
+fn users_that_cannot_run_do_not_disturb_the_cone_program() {
+    let i = inst(
+        r#"{"resources":["r1","r2"],"servers":[{"name":"s1","capacity":[1,0]},{"name":"s2","capacity":[0,1]}],
+            "users":[{"name":"A","demand":[1,0.5]},{"name":"B","demand":[0,0.25]},
+                     {"name":"C","demand":[0,1],"servers":["s2"]}]}"#,
+    );
+    let a = solve(&i, "fds", |p| p.alpha = Some(2.0));
+    assert!(verified(&a), "{:?}", a.verification);
+    assert_eq!(a.user_tasks[0], 0.0);
+    assert!(close(a.user_tasks[1], 2.0, 1e-9), "{:?}", a.user_tasks);
+    assert!(close(a.user_tasks[2], 0.5, 1e-9), "{:?}", a.user_tasks);
+    assert!(a.objective.unwrap().is_finite());
+}

@@ -5,7 +5,7 @@
 //! tolerance of 1e-7 is a whole server when a capacity is 1e-10 (memory in
 //! exabytes), and nothing at all when it is 1e11 (bytes). So every solve
 //! runs on [`Instance::normalised`]: each resource scaled so that its
-//! largest server capacity lies in [0.5, 1). The factors are powers of two, so the scaled
+//! largest server capacity lies in (0.5, 1]. The factors are powers of two, so the scaled
 //! instance holds exactly the same numbers up to their exponents: task
 //! counts mean the same on both, and a price per unit maps back exactly
 //! ([`Scaling::price_to_original`]).
@@ -19,7 +19,7 @@ pub struct Scaling {
     pub resource: Vec<f64>,
 }
 
-/// The power of two `2^-e` that puts `x > 0` in [0.5, 1); 1 for 0.
+/// The power of two `2^-e` that puts `x > 0` in (0.5, 1]; 1 for 0.
 fn power_of_two_below(x: f64) -> f64 {
     if !(x > 0.0 && x.is_finite()) {
         return 1.0;
@@ -33,6 +33,11 @@ fn power_of_two_below(x: f64) -> f64 {
         s *= 0.5;
     }
     while x * s < 0.5 {
+        s *= 2.0;
+    }
+    // (0.5, 1] rather than [0.5, 1): a power of two lands on 1, so the
+    // common unit values (capacity 1, weight 1) are left as they are.
+    if x * s == 0.5 {
         s *= 2.0;
     }
     s
@@ -82,7 +87,7 @@ impl Instance {
 
 impl Instance {
     /// The instance with every weight multiplied by the power of two that
-    /// puts the largest in [0.5, 1), and that factor. The mechanisms whose
+    /// puts the largest in (0.5, 1], and that factor. The mechanisms whose
     /// solvers weigh utilities (FDS/GFJ, alphaPF-VDS) solve on it: their
     /// maximisers do not change with a common factor of the weights, but a
     /// conic solver's absolute tolerances do (GFJ with every weight 1e-7
@@ -102,7 +107,7 @@ mod tests {
     fn powers_of_two_land_in_half_open_unit() {
         for x in [1e-150, 3e-11, 0.5, 1.0, 2.0, 7.0, 1e11, 1e150] {
             let s = power_of_two_below(x);
-            assert!((0.5..1.0).contains(&(x * s)), "{x} -> {}", x * s);
+            assert!(x * s > 0.5 && x * s <= 1.0, "{x} -> {}", x * s);
             assert_eq!(s.log2().fract(), 0.0);
         }
     }
@@ -123,8 +128,10 @@ mod tests {
             }
             assert_eq!(v.weight, u.weight);
         }
-        assert!((0.5..1.0).contains(&n.servers()[0].capacity[0]));
-        assert!((0.5..1.0).contains(&n.servers()[0].capacity[1]));
+        for r in 0..2 {
+            let c = n.servers()[0].capacity[r];
+            assert!(c > 0.5 && c <= 1.0, "{c}");
+        }
         assert_eq!(
             n.class_capacity(crate::ServerId(0), crate::ResourceId(0)),
             3.0 * n.servers()[0].capacity[0]

@@ -1156,9 +1156,29 @@ pub fn frank_wolfe_gap<B: LpBackend>(
     lambda: f64,
 ) -> Result<f64, FdsError> {
     let trivial = beta == 1.0;
-    let om = omega(instance, family);
-    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
-    let g = gradient(&om, &w, x, beta, lambda, trivial);
+    // A user that can run nowhere (it demands a resource no server it may
+    // use has) holds 0 whatever the allocation: it is left out of the
+    // merit and the gradient (its omega may be infinite, its share 0 x inf).
+    let runs: Vec<bool> = instance
+        .user_ids()
+        .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
+        .collect();
+    let keep = |v: Vec<f64>| -> Vec<f64> {
+        v.into_iter()
+            .zip(&runs)
+            .filter(|(_, &r)| r)
+            .map(|(v, _)| v)
+            .collect()
+    };
+    let om_all = omega(instance, family);
+    let w_all: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let (om, w, xr) = (keep(om_all), keep(w_all), keep(x.to_vec()));
+    let g_runs = gradient(&om, &w, &xr, beta, lambda, trivial);
+    let mut it = g_runs.into_iter();
+    let g: Vec<f64> = runs
+        .iter()
+        .map(|&r| if r { it.next().unwrap_or(0.0) } else { 0.0 })
+        .collect();
     if g.iter().any(|v| !v.is_finite()) {
         // A user at zero with an infinite marginal: not stationary unless
         // it cannot run at all.
@@ -1167,7 +1187,7 @@ pub fn frank_wolfe_gap<B: LpBackend>(
         });
         return Ok(if stuck { INF } else { 0.0 });
     }
-    let m = merit(&om, &w, x, beta, lambda, trivial);
+    let m = merit(&om, &w, &xr, beta, lambda, trivial);
     linear_gap(backend, instance, &g, x, m)
 }
 
