@@ -519,3 +519,24 @@ fn users_that_cannot_run_do_not_disturb_the_cone_program() {
     assert!(close(a.user_tasks[2], 0.5, 1e-9), "{:?}", a.user_tasks);
     assert!(a.objective.unwrap().is_finite());
 }
+
+/// Found by the fuzzer: an alpha = 1 cone program whose Newton polish did
+/// not certify was printed `optimal` at interior-point accuracy (1e-5 off,
+/// its Frank-Wolfe check failing); it is now `reduced_accuracy` unless
+/// the polish certifies, so `optimal` always verifies.
+#[test]
+fn an_unpolished_cone_answer_is_not_called_optimal() {
+    let i = inst(
+        r#"{"resources":["r1","r2"],"servers":[{"name":"s1","capacity":[2,1]},{"name":"s2","capacity":[1,1]}],
+            "users":[{"name":"A","demand":[2,0.0]},{"name":"B","demand":[1,0.25]},
+                     {"name":"C","demand":[1,1],"servers":["s2"]}]}"#,
+    );
+    let a = solve(&i, "gfj", |p| p.alpha = Some(1.0));
+    assert!(
+        a.status != Status::Optimal || verified(&a),
+        "{:?} {:?} {:?}",
+        a.status,
+        a.notes,
+        a.verification
+    );
+}
