@@ -540,3 +540,37 @@ fn an_unpolished_cone_answer_is_not_called_optimal() {
         a.verification
     );
 }
+
+/// Found by the fuzzer: (1) a light user was frozen early because the
+/// rise test measured gains against the heaviest weight times the current
+/// level, though the heavy user had capped out at a tiny level (u1 got
+/// 0.071 of its 0.495 tasks, `optimal`, not verified); (2) with weights
+/// 4e10 apart a light user's capacity coefficient fell below what HiGHS
+/// keeps and the row overfilled. (1) now measures against the total share
+/// held; (2) is reported as `numerical_failure` with the reason, never
+/// solved wrong.
+#[test]
+fn light_users_are_not_frozen_early_nor_dropped_from_rows() {
+    let i = inst(
+        r#"{"resources":["r1","r2"],"servers":[{"name":"s1","capacity":[2.0,1.0]}],
+            "users":[{"name":"u1","demand":[2.0,0.0],"weight":0.16666666666666666,"tasks":1.0},
+                     {"name":"u2","demand":[1.0,0.0],"weight":6666666666,"tasks":1.0},
+                     {"name":"u6","demand":[0.01,0.5],"weight":1.16666666666666666,"tasks":1.0}]}"#,
+    );
+    let a = solve(&i, "drfh", |_| {});
+    assert!(a.status == Status::Optimal && verified(&a) || a.status == Status::NumericalFailure);
+    if a.status == Status::NumericalFailure {
+        assert!(a.backend_status.unwrap().contains("too far apart"));
+    }
+    // The same shape with weights 1e4 apart solves: u1 gets the CPU left.
+    let j = inst(
+        r#"{"resources":["r1","r2"],"servers":[{"name":"s1","capacity":[2.0,1.0]}],
+            "users":[{"name":"u1","demand":[2.0,0.0],"weight":0.5,"tasks":1.0},
+                     {"name":"u2","demand":[1.0,0.0],"weight":5000,"tasks":1.0},
+                     {"name":"u6","demand":[0.01,0.5],"weight":1.0,"tasks":1.0}]}"#,
+    );
+    let b = solve(&j, "drfh", |_| {});
+    assert_eq!(b.status, Status::Optimal);
+    assert!(verified(&b), "{:?}", b.verification);
+    assert!(close(b.user_tasks[0], 0.495, 1e-9), "{:?}", b.user_tasks);
+}

@@ -53,6 +53,11 @@ use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
 
+/// The smallest capacity-row coefficient kept, absolute and relative to
+/// the row's largest (HiGHS drops entries below 1e-12; one decade of
+/// margin).
+const MIN_COEFFICIENT: f64 = 1e-11;
+
 /// Tolerances of the max-min operator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MaxMinSettings {
@@ -67,11 +72,14 @@ pub struct MaxMinSettings {
     /// one round never makes the next infeasible. Default 1e-10.
     pub freeze_relaxation: f64,
     /// A user "can rise" only when, besides `level_tolerance`, its share
-    /// gain w_n (level - theta*) exceeds this times W theta*, the share at
-    /// theta* of the heaviest user (W the largest weight): what the
-    /// freeze relaxation frees is that small, and a user of weight 1e-9
-    /// next to one of weight 1 would otherwise "rise" into the relaxed
-    /// capacity of the heavy user. Default 1e-8.
+    /// gain w_n (level - theta*) exceeds this times the total share held,
+    /// sum_n w_n level_n (frozen users at their round's level, active ones
+    /// at theta*): the freeze relaxation frees at most
+    /// `freeze_relaxation` of that, and a user of weight 1e-9 next to one
+    /// of weight 1 would otherwise "rise" into the relaxed capacity of the
+    /// heavy user. (Measured against the largest weight times theta* it
+    /// froze a light user whose heavy neighbour had capped out at a tiny
+    /// level: found by the fuzzer.) Default 1e-8.
     pub share_tolerance: f64,
 }
 
@@ -180,6 +188,9 @@ pub fn runnable_entries(instance: &Instance, n: UserId, placement: bool) -> Vec<
 
 /// The operator's LP with the indices of its rows and columns.
 pub struct MaxMinLp {
+    /// Why the LP cannot hold the instance (a capacity row's coefficients
+    /// too far apart), if it cannot.
+    pub too_wide: Option<String>,
     /// The LP (round 1: every runnable user active).
     pub problem: leontief_model::Problem,
     entries: Vec<Vec<ServerId>>,
@@ -289,6 +300,10 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
         .collect();
     let mut xcols: Vec<Vec<Col>> = Vec::with_capacity(nu);
     let mut scratch = Vec::with_capacity(m + 1);
+    // Each capacity row's smallest and largest coefficient: an LP solver
+    // drops an entry far below the others (HiGHS: below 1e-12 absolute),
+    // and a user whose use of a row vanishes may overfill it.
+    let (mut row_lo, mut row_hi) = (vec![INF; k * m], vec![0.0f64; k * m]);
     for (n, list) in entries.iter().enumerate() {
         let d = &instance.users()[n].demand;
         let mut cols = Vec::with_capacity(list.len());
@@ -297,7 +312,10 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
             for r in 0..m {
                 if d[r] > 0.0 {
                     let j = i.0 * m + r;
-                    scratch.push((Row(cap_row[j]), d[r] * coef[n] * row_scale[j]));
+                    let v = d[r] * coef[n] * row_scale[j];
+                    row_lo[j] = row_lo[j].min(v);
+                    row_hi[j] = row_hi[j].max(v);
+                    scratch.push((Row(cap_row[j]), v));
                 }
             }
             scratch.push((link[n], 1.0));
@@ -331,7 +349,19 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
         INF,
         (0..nu).filter(|&n| runnable[n]).map(|n| (level[n], -1.0)),
     );
+    let too_wide = (0..k * m)
+        .find(|&j| row_hi[j] > 0.0 && (row_lo[j] < MIN_COEFFICIENT || row_lo[j] < row_hi[j] * MIN_COEFFICIENT))
+        .map(|j| {
+            format!(
+                "max-min: the coefficients of capacity row {} on {} span {:.1e} to {:.1e} (users' weights times their shares per task are too far apart for a double-precision LP); not solved",
+                instance.resources()[j % m],
+                instance.servers()[j / m].name,
+                row_lo[j],
+                row_hi[j]
+            )
+        });
     MaxMinLp {
+        too_wide,
         problem: b.build(),
         entries,
         runnable,
@@ -359,6 +389,7 @@ pub fn lex_max_min<B: LpBackend>(
     let t_build = Instant::now();
     let (k, nu) = (instance.num_entries(), instance.num_users());
     let MaxMinLp {
+        too_wide,
         problem,
         entries,
         runnable,
@@ -387,13 +418,14 @@ pub fn lex_max_min<B: LpBackend>(
         build_seconds,
         solve_seconds: 0.0,
     };
+    if let Some(why) = too_wide {
+        out.status = Status::NumericalFailure;
+        out.raw_status = why;
+        return Ok(out);
+    }
     let mut active: Vec<bool> = runnable.clone();
     let mut last = None;
     let weight = |n: usize| instance.users()[n].weight;
-    let heaviest = (0..nu)
-        .filter(|&n| runnable[n])
-        .map(weight)
-        .fold(0.0, f64::max);
     // Columns are in level units (see `build`): y'_n is user n's level.
     let level_of = |x: &[f64], n: usize| x[ycols[n].0];
     while active.iter().any(|&a| a) {
@@ -405,7 +437,11 @@ pub fn lex_max_min<B: LpBackend>(
         let t_star = sol.x[theta.0];
         out.first_level.get_or_insert(t_star / scale);
         let tol = settings.level_tolerance * t_star.max(1e-12);
-        let share_tol = settings.share_tolerance * heaviest * t_star.max(1e-12);
+        let held: f64 = (0..nu)
+            .filter(|&n| runnable[n])
+            .map(|n| weight(n) * if active[n] { t_star } else { out.levels[n] })
+            .sum();
+        let share_tol = settings.share_tolerance * held;
         let mut blocked: Vec<usize> = Vec::new();
         let mut undecided: Vec<usize> = Vec::new();
         // Duals decide only where they are exact (a vertex solution);
