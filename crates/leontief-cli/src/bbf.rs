@@ -164,6 +164,13 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
                         o.iterations
                     )
                 };
+                // Without the certified polish, or failing the BBF test,
+                // the answer has the first method's accuracy: not the
+                // exactness `optimal` promises (the fuzzer found such an
+                // answer with weights 3e7 apart, stationarity 1.0).
+                if a.status == leontief_core::Status::Optimal && !(o.polished && c.holds) {
+                    a.status = leontief_core::Status::ReducedAccuracy;
+                }
                 a.notes.push(if o.polished {
                     format!("{first}, polished by {} Newton steps on the dual over the active set", o.newton_steps)
                 } else {

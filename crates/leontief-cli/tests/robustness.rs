@@ -574,3 +574,22 @@ fn light_users_are_not_frozen_early_nor_dropped_from_rows() {
     assert!(verified(&b), "{:?}", b.verification);
     assert!(close(b.user_tasks[0], 0.495, 1e-9), "{:?}", b.user_tasks);
 }
+
+/// Found by the fuzzer: bbf-eg with weights 3e7 apart printed `optimal`
+/// while its own certificate said stationarity 1.0 and the Newton polish
+/// had not certified; now `reduced_accuracy`.
+#[test]
+fn an_uncertified_eisenberg_gale_answer_is_not_called_optimal() {
+    let i = inst(
+        r#"{"resources":["r1","r2","r3"],"servers":[{"name":"pool","capacity":[110,1.0,2.0]}],
+            "users":[{"name":"u0","demand":[0.0,1.0,1.0],"tasks":1,"weight":0.3333333333333347},
+                     {"name":"u2","demand":[1.0,0.0,1.0],"tasks":1,"weight":30666616.666661656},
+                     {"name":"u3","demand":[0.0,1.0,0.0],"tasks":1,"weight":0.3336666666666666}]}"#,
+    );
+    let a = solve(&i, "bbf-eg", |_| {});
+    assert!(
+        a.status != Status::Optimal || verified(&a),
+        "{:?}",
+        a.verification
+    );
+}
