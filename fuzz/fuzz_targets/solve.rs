@@ -48,7 +48,12 @@ fuzz_target!(|data: &[u8]| {
         Ok(a) => {
             if a.status == Status::Optimal {
                 let ok = a.verification.as_ref().and_then(|v| v["ok"].as_bool());
-                assert_eq!(ok, Some(true), "{name}: optimal but not verified: {:?}", a.verification);
+                assert_eq!(
+                    ok,
+                    Some(true),
+                    "{name}: optimal but not verified: {:?}",
+                    a.verification
+                );
             }
         }
         Err(f) => assert_eq!(f.code, 2, "{name} could not run: {}", f.message),
