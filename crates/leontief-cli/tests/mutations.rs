@@ -172,20 +172,11 @@ fn set<'a>(v: &'a mut Value, path: &[Step]) -> &'a mut Value {
     cur
 }
 
-fn small() -> Shape {
-    Shape {
-        max_users: 4,
-        max_servers: 3,
-        max_resources: 3,
-        ..Shape::default()
-    }
-}
-
 proptest! {
     #![proptest_config(config(256))]
 
     #[test]
-    fn a_mutated_instance_is_refused_by_field_or_solved(inst in instance(small()), m in mutation()) {
+    fn a_mutated_instance_is_refused_by_field_or_solved(inst in instance(Shape::small()), m in mutation()) {
         let text = apply(&inst, &m);
         match Instance::from_json_str(&text) {
             Err(e) => {

@@ -55,6 +55,17 @@ impl Default for Shape {
     }
 }
 
+impl Shape {
+    /// At most 4 users, 3 server entries, 3 resources, every feature on:
+    /// what the property tests that solve every mechanism per case use.
+    pub fn small() -> Shape {
+        Shape {
+            max_users: 4,
+            ..Shape::default()
+        }
+    }
+}
+
 /// A value that is 0 with probability about 1/4, else in [lo, hi].
 fn maybe_zero(lo: f64, hi: f64) -> impl Strategy<Value = f64> {
     prop_oneof![1 => Just(0.0), 3 => lo..hi]
