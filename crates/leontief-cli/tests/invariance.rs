@@ -37,7 +37,12 @@ fn change() -> impl Strategy<Value = Change> {
 /// Instances of `shape` where, half the time, user 0's weight is
 /// multiplied by 10^k, |k| <= 9: weights far apart.
 fn spread(shape: Shape) -> impl Strategy<Value = Instance> {
-    (instance(shape), prop_oneof![Just(0i32), -9i32..=9]).prop_map(|(inst, k)| {
+    spread_up_to(shape, 9)
+}
+
+/// [`spread`] with |k| <= `decades`.
+fn spread_up_to(shape: Shape, decades: i32) -> impl Strategy<Value = Instance> {
+    (instance(shape), prop_oneof![Just(0i32), -decades..=decades]).prop_map(|(inst, k)| {
         if k == 0 {
             return inst;
         }
@@ -238,14 +243,22 @@ proptest! {
         check_pair(&inst, &c, "bbf-eg", &MechParams::default(), Compare::Tasks, true)?;
     }
 
-    // Not strict (issue 14, open): alphaPF-VDS best responses with weights
-    // 1e8 apart can stop with a KKT residual of 3e-5 on one side (not
-    // verified there); PS-DSF is not unique, so only verdicts compare.
-    // Ignored: at 256 cases one generated case runs for more than ten
-    // minutes (the sweeps to their limit), to be found and fixed.
+    // Not strict: PS-DSF is not unique, so only verdicts compare, and
+    // alphaPF-VDS best responses can stop short on one side (not verified
+    // there). Weights up to 1e3 apart here; the 1e9 spread is below.
     #[test]
-    #[ignore = "issue 14: one generated case runs the server-based sweeps for over 10 minutes"]
-    fn server_based_family_is_invariant(inst in spread(Shape::small()), c in change()) {
+    fn server_based_family_is_invariant(inst in spread_up_to(Shape::small(), 3), c in change()) {
+        check_pair(&inst, &c, "psdsf", &MechParams::default(), Compare::Verdict, false)?;
+        check_pair(&inst, &c, "vds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks, false)?;
+    }
+
+    // Ignored (issue 14, open): with weights 1e9 apart alphaPF-VDS best
+    // responses do not converge on 3-user instances and run their 10,000
+    // sweeps (7-19 s per solve, iteration_limit), so 256 cases take over
+    // ten minutes; issue 18's convergence work is what this needs.
+    #[test]
+    #[ignore = "issue 14/18: alphaPF-VDS with weights 1e9 apart runs to its sweep limit (7-19 s per solve)"]
+    fn server_based_family_is_invariant_with_weights_1e9_apart(inst in spread(Shape::small()), c in change()) {
         check_pair(&inst, &c, "psdsf", &MechParams::default(), Compare::Verdict, false)?;
         check_pair(&inst, &c, "vds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks, false)?;
     }
