@@ -33,7 +33,7 @@ fn bench(c: &mut Criterion) {
                 let sigma = dominant_sigma(&inst);
                 let id = format!("{name}/n{n}/k{k}");
                 g.bench_function(BenchmarkId::new("build", &id), |b| {
-                    b.iter(|| black_box(build(&inst, &sigma, true)))
+                    b.iter(|| black_box(build(&inst, &sigma, true, None)))
                 });
                 g.bench_function(BenchmarkId::new("solve", &id), |b| {
                     b.iter(|| {

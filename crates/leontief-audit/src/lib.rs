@@ -13,9 +13,15 @@
 //!   [`max_min_per_user`] is the one-LP-per-user form of the same check.
 //! * [`pareto`]: no feasible allocation gives everybody at least as much and
 //!   the total more (one LP).
+//! * [`max_min_certificate`]: the same max-min property (and Pareto
+//!   optimality) proved from the solver's dual prices by weak duality, in
+//!   one pass over every runnable pair per round, without an LP.
 //! * [`envy`]: no user could run more tasks with another's per-server
 //!   bundle, scaled by the weights (no LP).
 #![deny(missing_docs)]
+
+mod certificate;
+pub use certificate::{max_min_certificate, CertificateCheck};
 
 use leontief_core::{Instance, ResourceId, ServerId};
 use leontief_model::{BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};

@@ -20,6 +20,11 @@ pub enum VerifyMode {
 
 const AUTO_LIMIT: usize = 2_000_000;
 
+/// Up to this many user-server pairs the flat LP checks run beside a
+/// valid max-min certificate (a cross-check); above, the certificate
+/// alone decides (the flat checks cost seconds to minutes there).
+const CROSS_CHECK_UP_TO: usize = 20_000;
+
 /// The verification of an allocation that has no solution.
 pub(crate) fn nothing_to_check(a: &Allocation) -> Value {
     json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)})
@@ -133,6 +138,75 @@ pub fn verify(
     };
     let mut out = json!({ "feasibility": feas });
     let mut ok = feas.ok;
+    let max_min = matches!(
+        mechanism,
+        Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } | Mechanism::Tsf
+    );
+    if max_min && mode != VerifyMode::Never {
+        let (inst, sigma) = match mechanism {
+            Mechanism::Drf => {
+                let p = instance.pooled();
+                let s = dominant_sigma(&p);
+                (p, s)
+            }
+            Mechanism::Kdf { k } => (instance.clone(), kdf_sigma(instance, *k)),
+            Mechanism::Tsf => (instance.clone(), tsf_sigma(instance)),
+            _ => (instance.clone(), dominant_sigma(instance)),
+        };
+        // The dual certificate, in one pass per round (no LP).
+        let cert = match (&a.certificate, &a.frozen_round) {
+            (Some(c), Some(round)) if !a.pooled => Some(audit::max_min_certificate(
+                &inst,
+                &sigma,
+                &a.user_tasks,
+                round,
+                &c.rounds,
+                placement,
+                tol.feasibility,
+                tol.rise,
+            )),
+            _ => None,
+        };
+        let cert_ok = cert.as_ref().is_some_and(|c| c.ok);
+        // The flat LP checks: on small instances (they cross-check the
+        // certificate), when there is no valid certificate, or on demand.
+        let flat = match mode {
+            VerifyMode::Always => true,
+            _ => run && (!cert_ok || size <= CROSS_CHECK_UP_TO),
+        };
+        if let (Some(round), Some(_)) = (&a.frozen_round, &a.levels) {
+            let r = rounds_consistent(&inst, &sigma, &a.user_tasks, round);
+            ok &= r["ok"].as_bool().unwrap_or(false);
+            out["rounds"] = r;
+        }
+        out["property"] = json!("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger");
+        if let Some(c) = &cert {
+            out["certificate"] = serde_json::to_value(c)?;
+        }
+        if flat {
+            // A flat check whose own LP could not be solved (no witness,
+            // a failed status: its bounds infeasible by its tolerance) is
+            // no verdict; a valid certificate then decides.
+            let c = audit::max_min(backend, &inst, &sigma, &a.user_tasks, placement, &tol)?;
+            ok &= c.ok || (cert_ok && c.witness.is_none() && c.failed_status.is_some());
+            out["max_min"] = serde_json::to_value(&c)?;
+            let p = audit::pareto(backend, &inst, &a.user_tasks, placement, &tol)?;
+            ok &= p.ok || (cert_ok && p.failed_status.is_some());
+            out["pareto"] = serde_json::to_value(&p)?;
+        } else if cert_ok {
+            out["max_min"] = json!({"ok": true, "by": "certificate"});
+            out["pareto"] =
+                json!({"ok": true, "by": "implied by the certified lexicographic max-min"});
+        } else {
+            ok = false;
+            out["property"] = json!(format!(
+                "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always) and no valid certificate; only feasibility was checked"
+            ));
+            out["checked"] = json!("feasibility only");
+        }
+        out["ok"] = json!(ok);
+        return Ok(out);
+    }
     if !run {
         // Feasibility alone is not the mechanism's property: not verified.
         ok = false;
@@ -143,28 +217,7 @@ pub fn verify(
     } else {
         match mechanism {
             Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } | Mechanism::Tsf => {
-                let (inst, sigma) = match mechanism {
-                    Mechanism::Drf => {
-                        let p = instance.pooled();
-                        let s = dominant_sigma(&p);
-                        (p, s)
-                    }
-                    Mechanism::Kdf { k } => (instance.clone(), kdf_sigma(instance, *k)),
-                    Mechanism::Tsf => (instance.clone(), tsf_sigma(instance)),
-                    _ => (instance.clone(), dominant_sigma(instance)),
-                };
-                let c = audit::max_min(backend, &inst, &sigma, &a.user_tasks, placement, &tol)?;
-                ok &= c.ok;
-                if let (Some(round), Some(_)) = (&a.frozen_round, &a.levels) {
-                    let r = rounds_consistent(&inst, &sigma, &a.user_tasks, round);
-                    ok &= r["ok"].as_bool().unwrap_or(false);
-                    out["rounds"] = r;
-                }
-                out["property"] = json!("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger");
-                out["max_min"] = serde_json::to_value(&c)?;
-                let p = audit::pareto(backend, &inst, &a.user_tasks, placement, &tol)?;
-                ok &= p.ok;
-                out["pareto"] = serde_json::to_value(&p)?;
+                unreachable!("handled above")
             }
             Mechanism::NaiveDrf => {
                 let mut all = true;

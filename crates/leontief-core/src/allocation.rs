@@ -29,6 +29,39 @@ pub struct Metrics {
     pub max_capacity_violation: f64,
 }
 
+/// The dual certificate of a max-min allocation: per round, prices per
+/// unit of each resource on each server entry that prove, by weak duality,
+/// that the users listed cannot rise above their round's level without
+/// pushing another user below its own. `leontief-audit`'s
+/// `max_min_certificate` checks it in one pass over every runnable pair.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MaxMinCertificate {
+    /// How the answer was found: `pooled` (the pooled levels, realised on
+    /// a sparse set of pairs), `flat` (every pair), `generated` (column
+    /// generation).
+    pub path: String,
+    /// Runnable user-entry pairs.
+    pub pairs: usize,
+    /// Pair columns the LP held at the end.
+    pub columns: usize,
+    /// Pricing passes over every runnable pair.
+    pub pricing_passes: usize,
+    /// One entry per round that froze a user by its resources.
+    pub rounds: Vec<RoundPrices>,
+}
+
+/// One round of a [`MaxMinCertificate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RoundPrices {
+    /// The round (1-based, as in `frozen_round`).
+    pub round: usize,
+    /// The users (indices) these prices certify.
+    pub users: Vec<usize>,
+    /// `prices[i][r] >= 0`: price per unit of resource r on entry i, in
+    /// the instance's units.
+    pub prices: Vec<Vec<f64>>,
+}
+
 /// An allocation and everything reported with it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Allocation {
@@ -78,6 +111,9 @@ pub struct Allocation {
     /// equilibrium prices for Eisenberg-Gale), the solver's certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bbf: Option<serde_json::Value>,
+    /// Max-min mechanisms solved by an LP: the dual certificate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub certificate: Option<MaxMinCertificate>,
     /// The independent check of the mechanism's defining property.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<serde_json::Value>,
@@ -106,6 +142,7 @@ impl Allocation {
             notes: Vec::new(),
             gap: None,
             bbf: None,
+            certificate: None,
             verification: None,
         }
     }

@@ -17,6 +17,8 @@
 #![deny(missing_docs)]
 
 pub mod maxmin;
+mod pooled;
+pub mod pricing;
 
 use leontief_core::{Allocation, Instance, ResourceId, ServerId, Status, UserId};
 use leontief_model::{BackendError, LpBackend, ProblemBuilder, Row, Sense};
@@ -242,6 +244,29 @@ fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Alloc
     a.build_seconds = o.build_seconds;
     a.solve_seconds = o.solve_seconds;
     a.explanation = explain(instance, &a, &o.frozen_round, &o.freeze, &o.levels);
+    let m = instance.num_resources();
+    a.certificate = Some(leontief_core::MaxMinCertificate {
+        path: if o.pooled_first {
+            "pooled"
+        } else if o.generated {
+            "generated"
+        } else {
+            "flat"
+        }
+        .into(),
+        pairs: o.pairs,
+        columns: o.columns,
+        pricing_passes: o.pricing_passes,
+        rounds: o
+            .certificates
+            .into_iter()
+            .map(|c| leontief_core::RoundPrices {
+                round: c.round,
+                users: c.users,
+                prices: c.prices.chunks(m.max(1)).map(<[f64]>::to_vec).collect(),
+            })
+            .collect(),
+    });
     a.levels = Some(o.levels);
     a.frozen_round = Some(o.frozen_round);
     a

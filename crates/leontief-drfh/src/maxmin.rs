@@ -48,7 +48,9 @@
 //! reaches its cap, freeze the users touching it, repeat.
 
 use leontief_core::{Instance, ResourceId, ServerId, UserId};
-use leontief_model::{BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense, Status};
+use leontief_model::{
+    BackendError, Col, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Status,
+};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
@@ -81,6 +83,8 @@ pub struct MaxMinSettings {
     /// froze a light user whose heavy neighbour had capped out at a tiny
     /// level: found by the fuzzer.) Default 1e-8.
     pub share_tolerance: f64,
+    /// Which pairs the LP holds (the flat LP, or column generation).
+    pub columns: Columns,
 }
 
 impl Default for MaxMinSettings {
@@ -90,6 +94,7 @@ impl Default for MaxMinSettings {
             dual_tolerance: 1e-9,
             freeze_relaxation: 1e-10,
             share_tolerance: 1e-8,
+            columns: Columns::Auto,
         }
     }
 }
@@ -150,6 +155,21 @@ pub struct MaxMinOutcome {
     pub build_seconds: f64,
     /// Seconds in solves.
     pub solve_seconds: f64,
+    /// True when the LP was grown by column generation.
+    pub generated: bool,
+    /// Runnable user-entry pairs.
+    pub pairs: usize,
+    /// Pair columns the LP held at the end.
+    pub columns: usize,
+    /// Pricing passes over every runnable pair (column generation).
+    pub pricing_passes: usize,
+    /// Seconds in pricing passes.
+    pub pricing_seconds: f64,
+    /// The dual certificate of each round (users frozen by a positive
+    /// dual, and those frozen by a growth LP), see [`RoundCertificate`].
+    pub certificates: Vec<RoundCertificate>,
+    /// True when the pooled levels were realised ([`crate::pooled`]).
+    pub pooled_first: bool,
 }
 
 impl MaxMinOutcome {
@@ -169,21 +189,59 @@ impl MaxMinOutcome {
 /// The entries user `n` may run on: eligible (when `placement`) and having
 /// every resource it demands.
 pub fn runnable_entries(instance: &Instance, n: UserId, placement: bool) -> Vec<ServerId> {
-    instance
-        .server_ids()
-        .filter(|&i| {
-            if placement {
-                instance.can_run_on(n, i)
-            } else {
-                instance
-                    .user(n)
-                    .demand
-                    .iter()
-                    .zip(instance.class_capacities(i))
-                    .all(|(&d, &c)| d == 0.0 || c > 0.0)
-            }
-        })
-        .collect()
+    let mut l = Vec::new();
+    crate::pricing::for_each_runnable(instance, n, placement, |i| l.push(i));
+    l
+}
+
+/// Which user-entry pairs the operator's LP holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Columns {
+    /// The flat LP below [`GENERATE_FROM`] runnable pairs. From there the
+    /// pooled-first path ([`crate::pooled`]) when there are no placement
+    /// lists, then the flat LP up to [`FLAT_UP_TO`] pairs and column
+    /// generation above.
+    #[default]
+    Auto,
+    /// Every runnable pair (the flat LP).
+    All,
+    /// The pooled-first path, then column generation ([`crate::pricing`]),
+    /// whatever the size (where the backend can add columns).
+    Generated,
+}
+
+/// Runnable user-entry pairs from which [`Columns::Auto`] tries the
+/// pooled-first path ([`crate::pooled`]) before the flat LP.
+pub const GENERATE_FROM: usize = 20_000;
+
+/// Runnable user-entry pairs above which [`Columns::Auto`] grows the LP by
+/// column generation instead of building the flat LP when the pooled
+/// levels are not realised (the flat LP there takes minutes and
+/// gigabytes: issue 19's 19 minutes and 5.5 GB at 10^7 pairs).
+pub const FLAT_UP_TO: usize = 2_000_000;
+
+/// Pairs each user brings to the first LP, and at most per pricing pass.
+const SEED_PER_USER: usize = 4;
+const ADD_PER_USER: usize = 4;
+
+/// Reduced cost (in units of the level LP's objective) above which a pair
+/// left out prices in; HiGHS's own dual feasibility tolerance is 1e-7, so
+/// the restricted optimum is at least as tight as the flat one.
+const PRICING_TOLERANCE: f64 = 1e-9;
+
+/// The dual certificate of one round: prices per unit of each resource on
+/// each entry (`prices[i * m + r] >= 0`, the instance's units) that prove
+/// the users listed cannot rise above their round's level without pushing
+/// another user below its own (weak duality; see `leontief-audit`'s
+/// certificate check).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RoundCertificate {
+    /// The round (1-based).
+    pub round: usize,
+    /// p_{i,r}, entry-major.
+    pub prices: Vec<f64>,
+    /// The users these prices certify (frozen in `round`, not capped).
+    pub users: Vec<usize>,
 }
 
 /// The operator's LP with the indices of its rows and columns.
@@ -193,63 +251,92 @@ pub struct MaxMinLp {
     pub too_wide: Option<String>,
     /// The LP (round 1: every runnable user active).
     pub problem: leontief_model::Problem,
-    entries: Vec<Vec<ServerId>>,
-    runnable: Vec<bool>,
-    xcols: Vec<Vec<Col>>,
-    ycols: Vec<Col>,
-    y_upper: Vec<f64>,
-    level: Vec<Row>,
-    theta: Col,
-    coef: Vec<f64>,
-    scale: f64,
+    /// The pairs in the LP: (entry, column) per user.
+    pub(crate) pairs: Vec<Vec<(ServerId, Col)>>,
+    pub(crate) runnable: Vec<bool>,
+    pub(crate) ycols: Vec<Col>,
+    pub(crate) y_upper: Vec<f64>,
+    pub(crate) level: Vec<Row>,
+    pub(crate) link: Vec<Row>,
+    pub(crate) theta: Col,
+    pub(crate) coef: Vec<f64>,
+    pub(crate) scale: f64,
+    /// Capacity row of (i, r), entry-major (`usize::MAX`: none).
+    pub(crate) cap_row: Vec<usize>,
+    /// 1 / c_{i,r} where the row exists.
+    pub(crate) row_scale: Vec<f64>,
+    /// Runnable pairs in all.
+    pub(crate) total_pairs: usize,
 }
 
-/// Build the operator's LP (see the module docs) in one column-wise pass.
-pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
+/// The column of user `n` on entry `i`: its capacity-row entries and link.
+fn column(
+    instance: &Instance,
+    n: usize,
+    i: ServerId,
+    coef: f64,
+    cap_row: &[usize],
+    row_scale: &[f64],
+    link: Row,
+) -> Vec<(Row, f64)> {
+    let m = instance.num_resources();
+    let d = &instance.users()[n].demand;
+    let mut e = Vec::with_capacity(m + 1);
+    for r in 0..m {
+        if d[r] > 0.0 {
+            let j = i.0 * m + r;
+            e.push((Row(cap_row[j]), d[r] * coef * row_scale[j]));
+        }
+    }
+    e.push((link, 1.0));
+    e
+}
+
+/// Build the operator's LP (see the module docs) in one column-wise pass:
+/// with every runnable pair (`initial` `None`) or with the pairs listed.
+pub fn build(
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    initial: Option<&[Vec<ServerId>]>,
+) -> MaxMinLp {
     let (m, k, nu) = (
         instance.num_resources(),
         instance.num_entries(),
         instance.num_users(),
     );
-    let entries: Vec<Vec<ServerId>> = instance
-        .user_ids()
-        .map(|n| {
-            if sigma[n.0].is_finite() && sigma[n.0] > 0.0 {
-                runnable_entries(instance, n, placement)
-            } else {
-                Vec::new()
-            }
-        })
-        .collect();
-    // Which capacity rows are needed: (i, r) demanded by a user that may run on i.
+    let usable = |n: usize| sigma[n].is_finite() && sigma[n] > 0.0;
+    // Pass 1 over every runnable pair: tasks each user runs with every
+    // entry it may use to itself, which capacity rows are needed ((i, r)
+    // demanded by a user that may run on i), how many pairs there are.
     let mut cap_row = vec![usize::MAX; k * m];
-    for (n, list) in entries.iter().enumerate() {
+    let mut alone_sum = vec![0.0; nu];
+    let mut count = vec![0usize; nu];
+    for n in (0..nu).filter(|&n| usable(n)) {
         let d = &instance.users()[n].demand;
-        for &i in list {
+        crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+            count[n] += 1;
+            let c = instance.class_capacities(i);
+            let mut g = INF;
             for r in 0..m {
                 if d[r] > 0.0 {
+                    g = g.min(c[r] / d[r]);
                     cap_row[i.0 * m + r] = 0;
                 }
             }
-        }
+            alone_sum[n] += g;
+        });
     }
-    let runnable: Vec<bool> = entries.iter().map(|e| !e.is_empty()).collect();
+    let runnable: Vec<bool> = count.iter().map(|&c| c > 0).collect();
+    let total_pairs: usize = count.iter().sum();
+    let alone: Vec<f64> = (0..nu)
+        .map(|n| alone_sum[n].min(instance.users()[n].tasks.unwrap_or(INF)))
+        .collect();
     // Max-min is invariant to a common scale of sigma; pick the scale that
     // makes the smallest "alone" level (the level a user reaches with every
     // server to itself) equal to 1, so theta* lies in about [1/N, 1] and is
     // well above the LP's absolute tolerances whatever the units of sigma
     // (k-DF shares are products of k small ratios).
-    // Tasks each user runs with every entry it may use to itself (capped):
-    // the scale below and the bound on its level column.
-    let alone: Vec<f64> = (0..nu)
-        .map(|n| {
-            let sum: f64 = entries[n]
-                .iter()
-                .map(|&i| instance.gamma(UserId(n), i))
-                .sum();
-            sum.min(instance.users()[n].tasks.unwrap_or(INF))
-        })
-        .collect();
     let alone_level = |n: usize| sigma[n] * alone[n] / instance.users()[n].weight;
     let reference = (0..nu)
         .filter(|&n| runnable[n])
@@ -272,6 +359,23 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
                 instance.users()[n].weight / (sigma[n] * scale)
             } else {
                 0.0
+            }
+        })
+        .collect();
+    let entries: Vec<Vec<ServerId>> = (0..nu)
+        .map(|n| {
+            if !runnable[n] {
+                return Vec::new();
+            }
+            match initial {
+                Some(lists) => lists[n].clone(),
+                None => {
+                    let mut l = Vec::with_capacity(count[n]);
+                    crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+                        l.push(i)
+                    });
+                    l
+                }
             }
         })
         .collect();
@@ -298,31 +402,36 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
             }
         })
         .collect();
-    let mut xcols: Vec<Vec<Col>> = Vec::with_capacity(nu);
-    let mut scratch = Vec::with_capacity(m + 1);
-    // Each capacity row's smallest and largest coefficient: an LP solver
-    // drops an entry far below the others (HiGHS: below 1e-12 absolute),
-    // and a user whose use of a row vanishes may overfill it.
+    // Pass 2: each capacity row's smallest and largest coefficient over
+    // every runnable pair (in the LP or not): an LP solver drops an entry
+    // far below the others (HiGHS: below 1e-12 absolute), and a user whose
+    // use of a row vanishes may overfill it.
     let (mut row_lo, mut row_hi) = (vec![INF; k * m], vec![0.0f64; k * m]);
-    for (n, list) in entries.iter().enumerate() {
+    for n in (0..nu).filter(|&n| runnable[n]) {
         let d = &instance.users()[n].demand;
-        let mut cols = Vec::with_capacity(list.len());
-        for &i in list {
-            scratch.clear();
+        crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
             for r in 0..m {
                 if d[r] > 0.0 {
                     let j = i.0 * m + r;
                     let v = d[r] * coef[n] * row_scale[j];
                     row_lo[j] = row_lo[j].min(v);
                     row_hi[j] = row_hi[j].max(v);
-                    scratch.push((Row(cap_row[j]), v));
                 }
             }
-            scratch.push((link[n], 1.0));
-            cols.push(b.add_col(0.0, 0.0, INF, scratch.iter().copied()));
-        }
-        xcols.push(cols);
+        });
     }
+    let pairs: Vec<Vec<(ServerId, Col)>> = entries
+        .iter()
+        .enumerate()
+        .map(|(n, list)| {
+            list.iter()
+                .map(|&i| {
+                    let e = column(instance, n, i, coef[n], &cap_row, &row_scale, link[n]);
+                    (i, b.add_col(0.0, 0.0, INF, e))
+                })
+                .collect()
+        })
+        .collect();
     // y'_n never exceeds the level of user n alone on every entry (its
     // cap, or the sum of gamma): a bound that never binds at an answer and
     // keeps every LP bounded.
@@ -363,15 +472,191 @@ pub fn build(instance: &Instance, sigma: &[f64], placement: bool) -> MaxMinLp {
     MaxMinLp {
         too_wide,
         problem: b.build(),
-        entries,
+        pairs,
         runnable,
-        xcols,
         ycols,
         y_upper,
         level,
+        link,
         theta,
         coef,
         scale,
+        cap_row,
+        row_scale,
+        total_pairs,
+    }
+}
+
+/// Prices per unit of each resource on each entry (`y_{i,r} / c_{i,r}`,
+/// entry-major; 0 where there is no row) from a solve's row duals.
+fn unit_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
+    lp.cap_row
+        .iter()
+        .zip(&lp.row_scale)
+        .map(|(&j, &s)| {
+            if j == usize::MAX {
+                0.0
+            } else {
+                row_dual[j] * s
+            }
+        })
+        .collect()
+}
+
+/// [`unit_prices`] as a certificate: a capacity row's dual is >= 0 up to
+/// the LP's tolerance, a certificate's prices must be >= 0 (the check
+/// refuses others), and a 0 only weakens the bound.
+fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
+    unit_prices(lp, row_dual)
+        .into_iter()
+        .map(|p| p.max(0.0))
+        .collect()
+}
+
+/// Solve the loaded LP; with column generation, price every pair left out
+/// and add the attractive ones until none is left (see [`crate::pricing`]).
+/// `None` when a solve left no solution (its status is in `out`).
+/// With `stop_at` `(col, v)`, a solve where column `col` reaches `v`
+/// ends the loop (the caller knows no better value exists).
+pub(crate) fn solve_priced<L: LoadedLp>(
+    lp: &mut L,
+    mm: &mut MaxMinLp,
+    generate: bool,
+    instance: &Instance,
+    placement: bool,
+    out: &mut MaxMinOutcome,
+    stop_at: Option<(Col, f64)>,
+) -> Result<Option<leontief_model::Solution>, BackendError> {
+    loop {
+        let sol = lp.solve()?;
+        if !out.record(&sol) {
+            return Ok(None);
+        }
+        if !generate || stop_at.is_some_and(|(c, v)| sol.x[c.0] >= v) {
+            return Ok(Some(sol));
+        }
+        let t0 = Instant::now();
+        let u: Vec<f64> = mm.link.iter().map(|r| -sol.row_dual[r.0]).collect();
+        let y = unit_prices(mm, &sol.row_dual);
+        // The LP's prices are per unit of level-scaled capacity rows; a
+        // pair's reduced cost in those units is u_n - coef_n D_n . y_i.
+        let pairs = &mm.pairs;
+        let present = |n: usize, i: ServerId| pairs[n].iter().any(|&(j, _)| j == i);
+        let priced = crate::pricing::price(
+            instance,
+            placement,
+            &mm.runnable,
+            &mm.coef,
+            &u,
+            &y,
+            &present,
+            PRICING_TOLERANCE,
+            ADD_PER_USER,
+        );
+        out.pricing_passes += 1;
+        out.pricing_seconds += t0.elapsed().as_secs_f64();
+        let mut new = Vec::new();
+        let mut owners = Vec::new();
+        for (n, list) in priced.add.iter().enumerate() {
+            for &i in list {
+                let e = column(
+                    instance,
+                    n,
+                    i,
+                    mm.coef[n],
+                    &mm.cap_row,
+                    &mm.row_scale,
+                    mm.link[n],
+                );
+                new.push(NewCol {
+                    cost: 0.0,
+                    lower: 0.0,
+                    upper: INF,
+                    entries: e,
+                });
+                owners.push((n, i));
+            }
+        }
+        if new.is_empty() {
+            return Ok(Some(sol));
+        }
+        let cols = lp.add_cols(&new)?;
+        out.columns += cols.len();
+        for ((n, i), c) in owners.into_iter().zip(cols) {
+            mm.pairs[n].push((i, c));
+        }
+    }
+}
+
+/// Relaxations of the frozen users' bounds tried, in turn, when a later
+/// round's LP comes back infeasible.
+const RELAX_RETRIES: [f64; 3] = [1e-8, 1e-7, 1e-6];
+
+/// Lower every frozen user's level bound to `(1 - f)` of its level.
+fn relax_frozen<L: LoadedLp>(
+    lp: &mut L,
+    active: &[bool],
+    runnable: &[bool],
+    levels: &[f64],
+    ycols: &[Col],
+    y_upper: &[f64],
+    f: f64,
+) -> Result<(), BackendError> {
+    for n in (0..active.len()).filter(|&n| runnable[n] && !active[n]) {
+        lp.set_col_bounds(
+            ycols[n],
+            (levels[n] * (1.0 - f)).min(y_upper[n]),
+            y_upper[n],
+        )?;
+    }
+    Ok(())
+}
+
+/// Fill `out.tasks` and the final levels from the LP's columns `x`.
+///
+/// Snap: a user frozen at theta_r holds exactly theta_r (its cap when
+/// capped). The LP leaves each level within its tolerances of the
+/// target, and a user whose tasks barely touch any capacity row (weight
+/// 1e-6 of another's) can sit 1e-5 above its round's level there, which
+/// then reads as a different level. Scaling the user's row down frees
+/// capacity; up, by at most 1e-6, it uses at most that fraction of the
+/// user's own.
+pub(crate) fn finish(
+    out: &mut MaxMinOutcome,
+    mm: &MaxMinLp,
+    x: &[f64],
+    instance: &Instance,
+    sigma: &[f64],
+) {
+    let (k, nu) = (instance.num_entries(), instance.num_users());
+    let (coef, y_upper, runnable) = (&mm.coef, &mm.y_upper, &mm.runnable);
+    out.tasks = (0..nu)
+        .map(|n| {
+            let mut row = vec![0.0; k];
+            let have: f64 = mm.pairs[n].iter().map(|(_, c)| x[c.0]).sum();
+            let target = match out.freeze[n] {
+                Freeze::Blocked => out.levels[n],
+                Freeze::Capped => y_upper[n],
+                Freeze::CannotRun => have,
+            };
+            // Down (which frees capacity) by up to 1e-3, up by up to 1e-6.
+            let f = if have > 0.0 && (1.0 - 1e-3..=1.0 + 1e-6).contains(&(target / have)) {
+                target / have
+            } else {
+                1.0
+            };
+            for &(i, c) in &mm.pairs[n] {
+                row[i.0] = coef[n] * x[c.0] * f;
+            }
+            row
+        })
+        .collect();
+    for n in 0..nu {
+        out.levels[n] = if runnable[n] {
+            out.tasks[n].iter().sum::<f64>() * sigma[n] / instance.users()[n].weight
+        } else {
+            0.0
+        };
     }
 }
 
@@ -387,21 +672,42 @@ pub fn lex_max_min<B: LpBackend>(
     settings: &MaxMinSettings,
 ) -> Result<MaxMinOutcome, BackendError> {
     let t_build = Instant::now();
-    let (k, nu) = (instance.num_entries(), instance.num_users());
-    let MaxMinLp {
-        too_wide,
-        problem,
-        entries,
-        runnable,
-        xcols,
-        ycols,
-        y_upper,
-        level,
-        theta,
-        coef,
-        scale,
-    } = build(instance, sigma, placement);
-    let ncols = problem.num_cols();
+    let nu = instance.num_users();
+    // Count the runnable pairs cheaply (no per-pair storage) to choose the
+    // path; the flat LP below GENERATE_FROM.
+    // Count the runnable pairs (no per-pair storage), up to what decides
+    // the path.
+    let mut pairs = 0usize;
+    for n in instance.user_ids() {
+        if sigma[n.0].is_finite() && sigma[n.0] > 0.0 {
+            crate::pricing::for_each_runnable(instance, n, placement, |_| pairs += 1);
+        }
+        if pairs > FLAT_UP_TO {
+            break;
+        }
+    }
+    let (try_pooled, generate) = match settings.columns {
+        Columns::All => (false, false),
+        Columns::Generated => (true, backend.can_add_cols()),
+        Columns::Auto => (
+            pairs >= GENERATE_FROM,
+            backend.can_add_cols() && pairs > FLAT_UP_TO,
+        ),
+    };
+    if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
+        if let Some(out) = crate::pooled::realise(backend, instance, sigma, placement, settings)? {
+            return Ok(out);
+        }
+    }
+    let seed = generate.then(|| {
+        let usable: Vec<bool> = sigma.iter().map(|s| s.is_finite() && *s > 0.0).collect();
+        crate::pricing::seed(instance, &usable, placement, SEED_PER_USER)
+    });
+    let mut mm = build(instance, sigma, placement, seed.as_deref());
+    let problem = std::mem::replace(
+        &mut mm.problem,
+        ProblemBuilder::new(Sense::Maximise).build(),
+    );
     let mut lp = backend.load(problem)?;
     let build_seconds = t_build.elapsed().as_secs_f64();
 
@@ -417,12 +723,26 @@ pub fn lex_max_min<B: LpBackend>(
         lps: 0,
         build_seconds,
         solve_seconds: 0.0,
+        generated: generate,
+        pairs: mm.total_pairs,
+        columns: mm.pairs.iter().map(Vec::len).sum(),
+        pricing_passes: 0,
+        pricing_seconds: 0.0,
+        certificates: Vec::new(),
+        pooled_first: false,
     };
-    if let Some(why) = too_wide {
+    if let Some(why) = mm.too_wide.take() {
         out.status = Status::NumericalFailure;
         out.raw_status = why;
         return Ok(out);
     }
+    let (theta, runnable) = (mm.theta, mm.runnable.clone());
+    let (ycols, level, y_upper, coef) = (
+        mm.ycols.clone(),
+        mm.level.clone(),
+        mm.y_upper.clone(),
+        mm.coef.clone(),
+    );
     let mut active: Vec<bool> = runnable.clone();
     let mut last = None;
     let weight = |n: usize| instance.users()[n].weight;
@@ -430,12 +750,37 @@ pub fn lex_max_min<B: LpBackend>(
     let level_of = |x: &[f64], n: usize| x[ycols[n].0];
     while active.iter().any(|&a| a) {
         out.rounds += 1;
-        let sol = lp.solve()?;
-        if !out.record(&sol) {
-            return Ok(out);
-        }
+        let mut attempt = 0;
+        let sol = loop {
+            let before = (out.status, out.raw_status.clone());
+            if let Some(sol) = solve_priced(
+                &mut lp, &mut mm, generate, instance, placement, &mut out, None,
+            )? {
+                break sol;
+            }
+            // A later round can find the bounds of the users frozen before
+            // infeasible by the LP's own tolerance (each round's levels
+            // are feasible to 1e-7 of a capacity, their bounds relaxed by
+            // only freeze_relaxation): relax them by 1e-8, 1e-7, 1e-6 of
+            // their level before giving up (measured on a placement
+            // instance, 30 x 200 with 5 eligible, infeasible in round 12).
+            if out.rounds == 1 || attempt == RELAX_RETRIES.len() {
+                return Ok(out);
+            }
+            (out.status, out.raw_status) = before;
+            relax_frozen(
+                &mut lp,
+                &active,
+                &runnable,
+                &out.levels,
+                &ycols,
+                &y_upper,
+                RELAX_RETRIES[attempt],
+            )?;
+            attempt += 1;
+        };
         let t_star = sol.x[theta.0];
-        out.first_level.get_or_insert(t_star / scale);
+        out.first_level.get_or_insert(t_star / mm.scale);
         let tol = settings.level_tolerance * t_star.max(1e-12);
         let held: f64 = (0..nu)
             .filter(|&n| runnable[n])
@@ -454,6 +799,13 @@ pub fn lex_max_min<B: LpBackend>(
                 undecided.push(n);
             }
         }
+        if !blocked.is_empty() {
+            out.certificates.push(RoundCertificate {
+                round: out.rounds,
+                prices: certificate_prices(&mm, &sol.row_dual),
+                users: blocked.clone(),
+            });
+        }
         if !undecided.is_empty() {
             // Growth LPs: theta fixed, maximise the undecided users' levels.
             let fixed = t_star * (1.0 - settings.freeze_relaxation);
@@ -463,10 +815,33 @@ pub fn lex_max_min<B: LpBackend>(
                 lp.set_cost(ycols[n], 1.0)?;
             }
             loop {
-                let g = lp.solve()?;
-                if !out.record(&g) {
-                    return Ok(out);
-                }
+                let mut attempt = 0;
+                let g = loop {
+                    let before = (out.status, out.raw_status.clone());
+                    if let Some(g) = solve_priced(
+                        &mut lp, &mut mm, generate, instance, placement, &mut out, None,
+                    )? {
+                        break g;
+                    }
+                    // As for the level LP: relax theta and the frozen users.
+                    if attempt == RELAX_RETRIES.len() {
+                        return Ok(out);
+                    }
+                    (out.status, out.raw_status) = before;
+                    let f = RELAX_RETRIES[attempt];
+                    relax_frozen(
+                        &mut lp,
+                        &active,
+                        &runnable,
+                        &out.levels,
+                        &ycols,
+                        &y_upper,
+                        f,
+                    )?;
+                    let t = t_star * (1.0 - f);
+                    lp.set_col_bounds(theta, t, t)?;
+                    attempt += 1;
+                };
                 let (free, stuck): (Vec<usize>, Vec<usize>) = undecided.iter().partition(|&&n| {
                     let gain = level_of(&g.x, n) - t_star;
                     gain > tol && weight(n) * gain > share_tol
@@ -475,6 +850,13 @@ pub fn lex_max_min<B: LpBackend>(
                     lp.set_cost(ycols[n], 0.0)?;
                 }
                 undecided = stuck;
+                if free.is_empty() && !undecided.is_empty() {
+                    out.certificates.push(RoundCertificate {
+                        round: out.rounds,
+                        prices: certificate_prices(&mm, &g.row_dual),
+                        users: undecided.clone(),
+                    });
+                }
                 if free.is_empty() || undecided.is_empty() {
                     break;
                 }
@@ -513,46 +895,18 @@ pub fn lex_max_min<B: LpBackend>(
         }
         last = Some(sol);
     }
+    // Certificates name users it proves blocked; capped users are proved
+    // by their cap.
+    for c in &mut out.certificates {
+        c.users.retain(|&n| out.freeze[n] == Freeze::Blocked);
+    }
+    out.certificates.retain(|c| !c.users.is_empty());
     let x = match last {
         Some(sol) => sol.x,
         // No user could run at all: everything is zero.
-        None => vec![0.0; ncols],
+        None => vec![0.0; lp.problem().num_cols()],
     };
-    // Snap: a user frozen at theta_r holds exactly theta_r (its cap when
-    // capped). The LP leaves each level within its tolerances of the
-    // target, and a user whose tasks barely touch any capacity row (weight
-    // 1e-6 of another's) can sit 1e-5 above its round's level there, which
-    // then reads as a different level. Scaling the user's row down frees
-    // capacity; up, by at most 1e-6, it uses at most that fraction of the
-    // user's own.
-    out.tasks = (0..nu)
-        .map(|n| {
-            let mut row = vec![0.0; k];
-            let have: f64 = xcols[n].iter().map(|c| x[c.0]).sum();
-            let target = match out.freeze[n] {
-                Freeze::Blocked => out.levels[n],
-                Freeze::Capped => y_upper[n],
-                Freeze::CannotRun => have,
-            };
-            // Down (which frees capacity) by up to 1e-3, up by up to 1e-6.
-            let f = if have > 0.0 && (1.0 - 1e-3..=1.0 + 1e-6).contains(&(target / have)) {
-                target / have
-            } else {
-                1.0
-            };
-            for (c, &i) in xcols[n].iter().zip(&entries[n]) {
-                row[i.0] = coef[n] * x[c.0] * f;
-            }
-            row
-        })
-        .collect();
-    for n in 0..nu {
-        out.levels[n] = if runnable[n] {
-            out.tasks[n].iter().sum::<f64>() * sigma[n] / instance.users()[n].weight
-        } else {
-            0.0
-        };
-    }
+    finish(&mut out, &mm, &x, instance, sigma);
     Ok(out)
 }
 

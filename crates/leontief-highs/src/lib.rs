@@ -16,7 +16,7 @@
 use highs::HighsModelStatus;
 use highs_sys as ffi;
 use leontief_model::{
-    BackendError, Col, LoadedLp, LpBackend, Problem, Row, Sense, Solution, Status,
+    BackendError, Col, LoadedLp, LpBackend, NewCol, Problem, Row, Sense, Solution, Status,
 };
 use std::ffi::{c_void, CString};
 use std::time::Instant;
@@ -360,6 +360,11 @@ impl LpBackend for Highs {
         NAME
     }
 
+    /// `Highs_addCols`; the next run starts from the current basis.
+    fn can_add_cols(&self) -> bool {
+        true
+    }
+
     /// HiGHS returns basic solutions (simplex, or IPM with crossover, which
     /// leontief never turns off).
     fn vertex_duals(&self) -> bool {
@@ -466,6 +471,56 @@ impl LoadedLp for HighsLp {
 
     fn problem(&self) -> &Problem {
         &self.problem
+    }
+
+    fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
+        let n = int(cols.len(), "columns")?;
+        let (mut cost, mut lo, mut up) = (
+            Vec::with_capacity(cols.len()),
+            Vec::with_capacity(cols.len()),
+            Vec::with_capacity(cols.len()),
+        );
+        let (mut start, mut index, mut value) =
+            (Vec::with_capacity(cols.len()), Vec::new(), Vec::new());
+        let nr = self.problem.num_rows();
+        for c in cols {
+            cost.push(c.cost);
+            lo.push(c.lower);
+            up.push(c.upper);
+            start.push(int(index.len(), "nonzeros")?);
+            for &(r, v) in &c.entries {
+                if r.0 >= nr {
+                    return Err(BackendError::Native {
+                        backend: NAME,
+                        call: "Highs_addCols",
+                        detail: format!("column entry names row {} of {nr}", r.0),
+                    });
+                }
+                index.push(r.0 as ffi::HighsInt);
+                value.push(v);
+            }
+        }
+        let nz = int(index.len(), "nonzeros")?;
+        int(self.problem.num_cols() + cols.len(), "columns")?;
+        // SAFETY: every array has the length HiGHS reads (n columns, n
+        // starts, nz entries) and outlives the call; HiGHS copies them.
+        check(
+            unsafe {
+                ffi::Highs_addCols(
+                    self.ptr,
+                    n,
+                    cost.as_ptr(),
+                    lo.as_ptr(),
+                    up.as_ptr(),
+                    nz,
+                    start.as_ptr(),
+                    index.as_ptr(),
+                    value.as_ptr(),
+                )
+            },
+            "Highs_addCols",
+        )?;
+        Ok(cols.iter().map(|c| self.problem.push_col(c)).collect())
     }
 
     fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError> {

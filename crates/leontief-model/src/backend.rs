@@ -1,4 +1,4 @@
-use crate::{Col, Problem, Row, Status};
+use crate::{Col, NewCol, Problem, Row, Status};
 use serde::{Deserialize, Serialize};
 
 /// What a backend returns for one solve.
@@ -62,6 +62,14 @@ pub enum BackendError {
         /// What overflowed.
         what: String,
     },
+    /// The backend cannot do this operation.
+    #[error("backend {backend} does not support {what}")]
+    Unsupported {
+        /// Backend name.
+        backend: &'static str,
+        /// The operation.
+        what: &'static str,
+    },
     /// A refill named a row/column pair that is not stored in the pattern.
     #[error("entry (row {row}, col {col}) is not in the problem's sparsity pattern")]
     NotInPattern {
@@ -92,6 +100,12 @@ pub trait LpBackend {
     /// complementary pair. Default false: callers must not lean on duals
     /// for combinatorial decisions unless the backend says so.
     fn vertex_duals(&self) -> bool {
+        false
+    }
+
+    /// True when loaded problems can grow by [`LoadedLp::add_cols`] and
+    /// re-solve warm-started (column generation). Default false.
+    fn can_add_cols(&self) -> bool {
         false
     }
 
@@ -134,4 +148,14 @@ pub trait LoadedLp {
     /// Change a stored matrix entry (the pattern never changes: the entry
     /// must exist; setting it to zero keeps it stored).
     fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError>;
+    /// Append columns (the next re-solve starts from the current basis
+    /// where the backend can). Default: [`BackendError::Unsupported`];
+    /// backends that implement it say so by [`LpBackend::can_add_cols`].
+    fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
+        let _ = cols;
+        Err(BackendError::Unsupported {
+            backend: "this backend",
+            what: "adding columns",
+        })
+    }
 }

@@ -44,6 +44,6 @@ mod residual;
 mod status;
 
 pub use backend::{BackendError, LoadedLp, LpBackend, Solution};
-pub use problem::{Col, ConeBlock, ConeKind, Problem, ProblemBuilder, Row, Sense};
+pub use problem::{Col, ConeBlock, ConeKind, NewCol, Problem, ProblemBuilder, Row, Sense};
 pub use residual::{residuals, Residuals};
 pub use status::Status;

@@ -101,6 +101,31 @@ impl Problem {
         self.cones.iter().all(|b| b.kind == ConeKind::Linear)
     }
 
+    /// Append a column (entries in any row order, no repeats); the
+    /// column-generation path of the max-min operator grows its LP this
+    /// way through [`crate::LoadedLp::add_cols`].
+    ///
+    /// # Panics
+    /// If an entry names a row that does not exist (a programming error).
+    pub fn push_col(&mut self, col: &NewCol) -> Col {
+        let mut e = col.entries.clone();
+        e.sort_by_key(|(r, _)| r.0);
+        for (r, v) in e {
+            assert!(
+                r.0 < self.num_rows(),
+                "column entry names undeclared row {}",
+                r.0
+            );
+            self.a_index.push(r.0);
+            self.a_value.push(v);
+        }
+        self.a_start.push(self.a_index.len());
+        self.col_cost.push(col.cost);
+        self.col_lower.push(col.lower);
+        self.col_upper.push(col.upper);
+        Col(self.col_cost.len() - 1)
+    }
+
     /// The entries `(row, value)` of column `col`.
     pub fn column(&self, col: Col) -> impl Iterator<Item = (Row, f64)> + '_ {
         let range = self.a_start[col.0]..self.a_start[col.0 + 1];
@@ -148,6 +173,19 @@ impl Problem {
     pub fn objective_value(&self, x: &[f64]) -> f64 {
         self.offset + self.col_cost.iter().zip(x).map(|(c, v)| c * v).sum::<f64>()
     }
+}
+
+/// A column to append to a loaded problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewCol {
+    /// Objective coefficient.
+    pub cost: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// Entries `(row, value)`, each row at most once.
+    pub entries: Vec<(Row, f64)>,
 }
 
 /// Builds a [`Problem`] column-wise: declare every row, then add columns.

@@ -1,0 +1,240 @@
+//! The max-min certificate check: weak duality, one pass per round over
+//! every runnable pair, no LP.
+//!
+//! For prices `p_{i,r} >= 0` (per unit of resource r on entry i) and any
+//! feasible allocation x, every entry's use is within its capacity, so
+//!
+//! ```text
+//!   sum_n u_n X_n <= sum_i sum_n (d_n . p_i) x_{n,i} <= sum_{i,r} c_{i,r} p_{i,r} =: C(p),
+//!   u_n = min over the entries i user n may run on of d_n . p_i,
+//! ```
+//!
+//! with X_n user n's tasks. In round r of the lexicographic max-min every
+//! user frozen earlier keeps at least its tasks and every other user at
+//! least the tasks of the round's level theta_r: lower bounds X'_k. Then for
+//! every user n with u_n > 0 in any allocation meeting the other bounds,
+//!
+//! ```text
+//!   X_n - X'_n <= (C(p) - sum_k u_k X'_k) / u_n,
+//! ```
+//!
+//! so when the right side is at most `tolerance * X'_n`, user n cannot rise
+//! above theta_r (relatively) without pushing another user below its bound:
+//! it is blocked, as the max-min answer claims. A user frozen by its cap is
+//! proved by its cap; one that froze before round 1 by having no entry to
+//! run on. A lexicographic max-min proved this way is also Pareto
+//! optimal: an improvement would raise some user n while keeping every
+//! other user at or above its level, which meets round r(n)'s bounds.
+//!
+//! The check reads only the instance, the allocation's task counts and
+//! rounds, and the prices; it never sees the solver.
+
+use leontief_core::{Instance, RoundPrices, ServerId};
+use serde::Serialize;
+
+/// The result of [`max_min_certificate`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CertificateCheck {
+    /// Every user is proved: by its round's prices, its cap, or by having
+    /// nowhere to run.
+    pub ok: bool,
+    /// Rounds checked.
+    pub rounds: usize,
+    /// Runnable pairs read (over all rounds).
+    pub pairs: usize,
+    /// The largest relative room left to a certified user,
+    /// `(C(p) - sum_k u_k X'_k) / (u_n X'_n)` (0 is exact).
+    pub worst_room: f64,
+    /// Why not, at most 20 lines.
+    pub violations: Vec<String>,
+}
+
+/// Check the certificate of a weighted lexicographic max-min allocation
+/// with shares `s_n = sigma_n x_n` (see the module docs). `placement`:
+/// honour `users[].servers`. `tolerance` bounds the relative room.
+#[allow(clippy::too_many_arguments)]
+pub fn max_min_certificate(
+    instance: &Instance,
+    sigma: &[f64],
+    user_tasks: &[f64],
+    frozen_round: &[usize],
+    rounds: &[RoundPrices],
+    placement: bool,
+    feasibility: f64,
+    tolerance: f64,
+) -> CertificateCheck {
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let mut out = CertificateCheck {
+        ok: true,
+        rounds: rounds.len(),
+        pairs: 0,
+        worst_room: 0.0,
+        violations: Vec::new(),
+    };
+    let fail = |out: &mut CertificateCheck, why: String| {
+        out.ok = false;
+        if out.violations.len() < 20 {
+            out.violations.push(why);
+        }
+    };
+    if sigma.len() != nu || user_tasks.len() != nu || frozen_round.len() != nu {
+        fail(
+            &mut out,
+            "sigma, tasks or rounds do not have one entry per user".into(),
+        );
+        return out;
+    }
+    let users = instance.users();
+    let runs_on = |n: usize, i: ServerId| -> bool {
+        let u = &users[n];
+        let eligible = !placement
+            || u.servers
+                .as_ref()
+                .is_none_or(|l| l.binary_search(&i).is_ok());
+        eligible
+            && u.demand
+                .iter()
+                .zip(instance.class_capacities(i))
+                .all(|(&d, &c)| d == 0.0 || c > 0.0)
+    };
+    let entries_of = |n: usize| -> Vec<ServerId> {
+        match (&users[n].servers, placement) {
+            (Some(l), true) => l.iter().copied().filter(|&i| runs_on(n, i)).collect(),
+            _ => instance.server_ids().filter(|&i| runs_on(n, i)).collect(),
+        }
+    };
+    let level = |n: usize| sigma[n] * user_tasks[n] / users[n].weight;
+    // Which users need a price certificate: frozen in a round, not capped.
+    let capped = |n: usize| {
+        users[n]
+            .tasks
+            .is_some_and(|t| user_tasks[n] >= t * (1.0 - feasibility))
+    };
+    let mut certified = vec![false; nu];
+    for c in rounds {
+        let r_k = c.round;
+        if c.prices.len() != k || c.prices.iter().any(|row| row.len() != m) {
+            fail(
+                &mut out,
+                format!("round {r_k}: prices are not one row of {m} per entry ({k})"),
+            );
+            continue;
+        }
+        if c.prices
+            .iter()
+            .flatten()
+            .any(|p| !p.is_finite() || *p < 0.0)
+        {
+            fail(
+                &mut out,
+                format!("round {r_k}: a price is negative or not finite"),
+            );
+            continue;
+        }
+        if let Some(&n) = c.users.iter().find(|&&n| n >= nu || frozen_round[n] != r_k) {
+            fail(
+                &mut out,
+                format!("round {r_k}: user index {n} did not freeze in this round"),
+            );
+            continue;
+        }
+        // The round's level: the smallest level among users frozen in it.
+        let theta = (0..nu)
+            .filter(|&n| frozen_round[n] == r_k)
+            .map(level)
+            .fold(f64::INFINITY, f64::min);
+        if !theta.is_finite() {
+            fail(&mut out, format!("round {r_k}: nobody froze in it"));
+            continue;
+        }
+        let cost: f64 = (0..k)
+            .map(|i| {
+                instance
+                    .class_capacities(ServerId(i))
+                    .iter()
+                    .zip(&c.prices[i])
+                    .map(|(c, p)| c * p)
+                    .sum::<f64>()
+            })
+            .sum();
+        // One pass: each user's cheapest task, and the bound's left side.
+        let mut u = vec![0.0; nu];
+        let mut lhs = 0.0;
+        let mut lower = vec![0.0; nu];
+        for n in 0..nu {
+            if frozen_round[n] == 0 {
+                continue;
+            }
+            let list = entries_of(n);
+            out.pairs += list.len();
+            let d = &users[n].demand;
+            u[n] = list
+                .iter()
+                .map(|&i| {
+                    d.iter()
+                        .zip(&c.prices[i.0])
+                        .map(|(d, p)| d * p)
+                        .sum::<f64>()
+                })
+                .fold(f64::INFINITY, f64::min);
+            if !u[n].is_finite() {
+                u[n] = 0.0;
+            }
+            lower[n] = if frozen_round[n] < r_k {
+                user_tasks[n]
+            } else {
+                theta * users[n].weight / sigma[n]
+            };
+            lhs += u[n] * lower[n];
+        }
+        let room = (cost - lhs).max(0.0);
+        for &n in &c.users {
+            let denominator = u[n] * lower[n];
+            let rel = if denominator > 0.0 {
+                room / denominator
+            } else {
+                f64::INFINITY
+            };
+            out.worst_room = out.worst_room.max(rel);
+            if rel <= tolerance {
+                certified[n] = true;
+            } else {
+                fail(
+                    &mut out,
+                    format!(
+                        "round {r_k}: the prices leave {} room {rel:.3e} (relative) above its level",
+                        users[n].name
+                    ),
+                );
+            }
+        }
+    }
+    for n in 0..nu {
+        let proved = match frozen_round[n] {
+            0 => {
+                (0..k).all(|i| !runs_on(n, ServerId(i))) || sigma[n] <= 0.0 || !sigma[n].is_finite()
+            }
+            _ => certified[n] || capped(n),
+        };
+        if !proved {
+            fail(
+                &mut out,
+                format!(
+                    "{} (round {}) is proved neither by prices nor by its cap{}",
+                    users[n].name,
+                    frozen_round[n],
+                    if frozen_round[n] == 0 {
+                        " nor by having nowhere to run"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+    }
+    out
+}

@@ -1,0 +1,198 @@
+//! The pooled-first path of the max-min operator.
+//!
+//! Merging every entry into one pool of capacity C can only enlarge the
+//! set of feasible level vectors, so the pooled lexicographic max-min
+//! (closed-form progressive filling) bounds the per-server one from above,
+//! round by round. When some per-server allocation gives every user its
+//! pooled level, that allocation *is* the per-server answer (the lex
+//! maximum of a superset that lies in the subset), and each pooled round's
+//! prices (1 on the resources saturated in that round, the same on every
+//! entry) are its dual certificate.
+//!
+//! On the instances this project exists for (thousands of heterogeneous
+//! servers, no placement) that is the normal case: measured on the
+//! 100 x 1,000 heterogeneous instance the flat LP's optimum already
+//! equals the pooled levels, with every pair at reduced cost zero under
+//! the global prices. That degeneracy is what made column generation tail
+//! (every pair prices in near the optimum; the 46 rounds at
+//! 100 x 300, and 27 passes keeping 27% of all pairs at 100 x 1,000 in
+//! this session's first attempt, slower than the flat LP).
+//!
+//! So the path is: pooled progressive filling; a sparse set of candidate
+//! pairs ([`crate::pricing::by_direction`]: per entry the users whose
+//! demand points closest to its capacity, per user its closest entries);
+//! one feasibility LP on those pairs with every user's level bounded below
+//! by its pooled level. Feasible: done, certified by the pooled prices.
+//! Infeasible (fragmentation, placement, too few candidates): the caller
+//! runs the general path.
+
+use crate::maxmin::{build, finish, Freeze, MaxMinOutcome, MaxMinSettings, RoundCertificate};
+use crate::pricing::{bracketing, for_each_runnable};
+use leontief_core::{Instance, UserId};
+use leontief_model::{BackendError, LpBackend, Status};
+use std::time::Instant;
+
+const INF: f64 = f64::INFINITY;
+
+/// Candidate users per entry either side of its direction: the nearest
+/// `NEAR` and `SPREAD` spread out (measured: 1 and 2 realise the pooled
+/// levels in the first LP on every 2-resource instance of the benchmark,
+/// seeds 1-3, 100 x 1,000 to 1,000 x 10,000; 1 and 1 fell 0.6% short).
+const NEAR: usize = 1;
+const SPREAD: usize = 2;
+
+/// A resource counts as saturated in a pooled round when the round's
+/// lower bounds use this much of it.
+const SATURATED: f64 = 1.0 - 1e-9;
+
+/// Try the pooled-first path. `Ok(None)`: the pooled levels were not
+/// realised on the candidate pairs; run the general path.
+pub(crate) fn realise<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    settings: &MaxMinSettings,
+) -> Result<Option<MaxMinOutcome>, BackendError> {
+    let t0 = Instant::now();
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let users = instance.users();
+    let runnable: Vec<bool> = (0..nu)
+        .map(|n| {
+            let mut any = false;
+            if sigma[n].is_finite() && sigma[n] > 0.0 {
+                for_each_runnable(instance, UserId(n), placement, |_| any = true);
+            }
+            any
+        })
+        .collect();
+    let demand: Vec<&[f64]> = users.iter().map(|u| u.demand.as_slice()).collect();
+    let weight: Vec<f64> = users.iter().map(|u| u.weight).collect();
+    let caps: Vec<f64> = users.iter().map(|u| u.tasks.unwrap_or(INF)).collect();
+    let sig: Vec<f64> = (0..nu)
+        .map(|n| if runnable[n] { sigma[n] } else { 0.0 })
+        .collect();
+    let total = instance.total_capacity();
+    let (x_pool, level, round, why) =
+        crate::maxmin::progressive_filling(&demand, &weight, &caps, &sig, total);
+    // Each round's certificate: 1 on the resources its lower bounds
+    // saturate (users frozen before at their pooled tasks, the others at
+    // the round's level).
+    let rounds = round.iter().copied().max().unwrap_or(0);
+    let mut certificates = Vec::new();
+    for r_k in 1..=rounds {
+        let Some(theta) = (0..nu).find(|&n| round[n] == r_k).map(|n| level[n]) else {
+            continue;
+        };
+        let mut used = vec![0.0; m];
+        for n in (0..nu).filter(|&n| runnable[n]) {
+            let x = if round[n] < r_k {
+                x_pool[n]
+            } else {
+                weight[n] * theta / sig[n]
+            };
+            for r in 0..m {
+                used[r] += demand[n][r] * x;
+            }
+        }
+        let p: Vec<f64> = (0..m)
+            .map(|r| {
+                if total[r] > 0.0 && used[r] >= total[r] * SATURATED {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let certified: Vec<usize> = (0..nu)
+            .filter(|&n| round[n] == r_k && why[n] == Freeze::Blocked)
+            .collect();
+        if !certified.is_empty() {
+            certificates.push(RoundCertificate {
+                round: r_k,
+                prices: (0..k).flat_map(|_| p.iter().copied()).collect(),
+                users: certified,
+            });
+        }
+    }
+    let candidates = bracketing(instance, &runnable, placement, NEAR, SPREAD);
+    let mut mm = build(instance, sigma, placement, Some(&candidates));
+    if mm.too_wide.is_some() {
+        return Ok(None);
+    }
+    // Every runnable user at least theta times its pooled level,
+    // theta <= 1, maximise theta: grown by pricing until theta reaches 1
+    // (no better value exists: the pooled levels bound every user).
+    let relax = 1.0 - settings.freeze_relaxation;
+    {
+        let p = &mut mm.problem;
+        let want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale * relax).collect();
+        for n in (0..nu).filter(|&n| mm.runnable[n]) {
+            if want[n] > mm.y_upper[n] {
+                return Ok(None);
+            }
+        }
+        let t = mm.theta.0;
+        for e in p.a_start[t]..p.a_start[t + 1] {
+            let row = p.a_index[e];
+            if let Some(n) = mm.level.iter().position(|r| r.0 == row) {
+                p.a_value[e] = -want[n];
+            }
+        }
+        p.col_upper[t] = 1.0;
+    }
+    let problem = std::mem::replace(
+        &mut mm.problem,
+        leontief_model::ProblemBuilder::new(leontief_model::Sense::Maximise).build(),
+    );
+    let mut lp = backend.load(problem)?;
+    let mut out = MaxMinOutcome {
+        status: Status::Optimal,
+        raw_status: String::new(),
+        tasks: Vec::new(),
+        levels: (0..nu).map(|n| level[n] * mm.scale).collect(),
+        frozen_round: round.clone(),
+        freeze: why.clone(),
+        first_level: None,
+        rounds,
+        lps: 0,
+        build_seconds: t0.elapsed().as_secs_f64(),
+        solve_seconds: 0.0,
+        generated: true,
+        pairs: mm.total_pairs,
+        columns: 0,
+        pricing_passes: 0,
+        pricing_seconds: 0.0,
+        certificates,
+        pooled_first: true,
+    };
+    let theta = mm.theta;
+    let Some(sol) = crate::maxmin::solve_priced(
+        &mut lp,
+        &mut mm,
+        true,
+        instance,
+        placement,
+        &mut out,
+        Some((theta, 1.0 - 1e-9)),
+    )?
+    else {
+        return Ok(None);
+    };
+    if sol.x[theta.0] < 1.0 - 1e-9 {
+        return Ok(None);
+    }
+    let first = (0..nu)
+        .filter(|&n| round[n] == 1)
+        .map(|n| level[n])
+        .fold(INF, f64::min);
+    out.first_level = first.is_finite().then_some(first);
+    out.raw_status = sol.raw_status.clone();
+    out.columns = mm.pairs.iter().map(Vec::len).sum();
+    finish(&mut out, &mm, &sol.x, instance, sigma);
+    Ok(Some(out))
+}

@@ -1,0 +1,166 @@
+//! The large-scale paths of the max-min operator (pooled-first, column
+//! generation) against the flat LP, and the dual certificate every path
+//! prints, checked by `leontief-audit`'s one-pass weak-duality check.
+//!
+//! 256 cases per property (PROPTEST_CASES for more), fixed seed; failures
+//! are kept in `tests/large_scale.proptest-regressions`.
+
+use leontief_audit::max_min_certificate;
+use leontief_core::strategies::{config, instance, Shape};
+use leontief_core::{generate, Instance, RoundPrices, Status};
+use leontief_drfh::maxmin::{lex_max_min, Columns, MaxMinOutcome, MaxMinSettings};
+use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma};
+use leontief_highs::Highs;
+use proptest::prelude::*;
+
+fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
+    let settings = MaxMinSettings {
+        columns,
+        ..Default::default()
+    };
+    lex_max_min(&Highs::default(), inst, sigma, true, &settings).expect("runs")
+}
+
+fn rounds(inst: &Instance, o: &MaxMinOutcome) -> Vec<RoundPrices> {
+    let m = inst.num_resources().max(1);
+    o.certificates
+        .iter()
+        .map(|c| RoundPrices {
+            round: c.round,
+            users: c.users.clone(),
+            prices: c.prices.chunks(m).map(<[f64]>::to_vec).collect(),
+        })
+        .collect()
+}
+
+fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
+    o.tasks.iter().map(|r| r.iter().sum()).collect()
+}
+
+fn certify(
+    inst: &Instance,
+    sigma: &[f64],
+    o: &MaxMinOutcome,
+    x: &[f64],
+) -> leontief_audit::CertificateCheck {
+    max_min_certificate(
+        inst,
+        sigma,
+        x,
+        &o.frozen_round,
+        &rounds(inst, o),
+        true,
+        1e-7,
+        1e-6,
+    )
+}
+
+fn sigma_of(inst: &Instance, which: u8) -> Vec<f64> {
+    match which {
+        0 => dominant_sigma(inst),
+        1 => kdf_sigma(inst, 2),
+        _ => tsf_sigma(inst),
+    }
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Weights, caps, placement, zero demands, resources nobody demands,
+    /// server classes; DRFH, 2-DF and TSF shares.
+    #[test]
+    fn generated_path_matches_the_flat_lp_and_both_certify(
+        inst in instance(Shape::default()),
+        which in 0u8..3,
+    ) {
+        let sigma = sigma_of(&inst, which);
+        let flat = run(&inst, &sigma, Columns::All);
+        let generated = run(&inst, &sigma, Columns::Generated);
+        prop_assert_eq!(flat.status, Status::Optimal);
+        prop_assert_eq!(generated.status, Status::Optimal);
+        for n in 0..inst.num_users() {
+            prop_assert!(
+                close(flat.levels[n], generated.levels[n], 1e-6),
+                "user {}: flat {} generated {} ({:?} / {:?})",
+                n, flat.levels[n], generated.levels[n], flat.frozen_round, generated.frozen_round
+            );
+        }
+        for o in [&flat, &generated] {
+            let x = user_tasks(o);
+            let c = certify(&inst, &sigma, o, &x);
+            prop_assert!(c.ok, "{:?} (rounds {:?}, pooled {})", c, o.frozen_round, o.pooled_first);
+            // A certified user holding 1% less: the certificate no longer
+            // proves the allocation.
+            if let Some(&n) = o.certificates.first().and_then(|c| c.users.first()) {
+                let mut y = x.clone();
+                y[n] *= 0.99;
+                prop_assert!(!certify(&inst, &sigma, o, &y).ok);
+            }
+        }
+    }
+
+    /// Identical servers listed separately, with and without weights:
+    /// the pooled-first path realises the pooled levels.
+    #[test]
+    fn identical_servers_listed_separately(
+        inst in instance(Shape { identical_servers: true, placement: false, ..Shape::default() }),
+    ) {
+        let sigma = dominant_sigma(&inst);
+        let flat = run(&inst, &sigma, Columns::All);
+        let generated = run(&inst, &sigma, Columns::Generated);
+        for n in 0..inst.num_users() {
+            prop_assert!(close(flat.levels[n], generated.levels[n], 1e-6));
+        }
+        let c = certify(&inst, &sigma, &generated, &user_tasks(&generated));
+        prop_assert!(c.ok, "{:?}", c);
+    }
+}
+
+/// Heterogeneous instances of the benchmark's shape, 2 to 4 resources,
+/// with and without placement: every path agrees and certifies, and a
+/// perturbed price is refused.
+#[test]
+fn heterogeneous_instances_agree_and_certify() {
+    for (m, seed, eligible) in [
+        (2, 1, None),
+        (2, 2, None),
+        (3, 1, None),
+        (4, 3, None),
+        (2, 1, Some(5)),
+    ] {
+        let inst = match eligible {
+            None => generate::heterogeneous(30, 200, m, seed),
+            Some(e) => generate::placement(30, 200, m, e, seed),
+        };
+        let sigma = dominant_sigma(&inst);
+        let flat = run(&inst, &sigma, Columns::All);
+        let generated = run(&inst, &sigma, Columns::Generated);
+        assert_eq!(generated.status, Status::Optimal, "m {m} seed {seed}");
+        for n in 0..inst.num_users() {
+            assert!(
+                close(flat.levels[n], generated.levels[n], 1e-6),
+                "m {m} seed {seed} user {n}: {} vs {}",
+                flat.levels[n],
+                generated.levels[n]
+            );
+        }
+        let x = user_tasks(&generated);
+        let c = certify(&inst, &sigma, &generated, &x);
+        assert!(c.ok, "m {m} seed {seed}: {c:?}");
+        assert!(c.pairs > 0);
+        // Raise one price on one entry: weak duality no longer closes.
+        let mut bad = generated.clone();
+        let cert = &mut bad.certificates[0];
+        let top = cert.prices.iter().copied().fold(0.0, f64::max);
+        cert.prices[0] += top;
+        assert!(!certify(&inst, &sigma, &bad, &x).ok, "m {m} seed {seed}");
+        // Without certificates nothing is proved.
+        let mut none = generated.clone();
+        none.certificates.clear();
+        assert!(!certify(&inst, &sigma, &none, &x).ok);
+    }
+}
