@@ -43,3 +43,5 @@ for spec in "psdsf 200 200 20" "psdsf 200 200 50" "psdsf 1000 100 10" "psdsf 100
   timeout "${SCALE_TIMEOUT:-1800}" "$CARGO_TARGET_DIR/release/vds_scale" $spec || echo "| vds_scale $spec | timed out or failed |"
 done
 cargo bench -p leontief-benches --bench vds -- --noplot 2>&1 | grep -E "^psdsf/|time:" | paste - - || true
+# Issue 19: the max-min family at datacenter scale (its own script).
+bash benches/run_maxmin.sh

@@ -3,7 +3,8 @@
 //! (10 classes whatever k) and on k heterogeneous servers. The largest
 //! heterogeneous sizes (n * k > 10^5) take seconds to minutes per solve
 //! and are measured once by `cargo run --release -p leontief-benches --bin
-//! scale` instead (criterion needs at least 10 samples).
+//! scale` instead (criterion needs at least 10 samples). `maxmin_scale`:
+//! the datacenter-scale path of issue 19 end to end, with verification.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use leontief_benches::{instance, Family};
@@ -51,5 +52,28 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Issue 19: end to end as `leontief solve` runs it (normalise, the
+/// large-scale path, certificate check), where ten samples fit: 100 x
+/// 1,000 heterogeneous with 2, 3 and 4 resources (the larger sizes: the
+/// `maxmin_scale` runner).
+fn datacenter(c: &mut Criterion) {
+    use leontief_cli::{verify::VerifyMode, MechParams};
+    let mut g = c.benchmark_group("maxmin_scale");
+    g.sample_size(10);
+    let p = MechParams::default();
+    for m in [2usize, 3, 4] {
+        let inst = leontief_core::generate::heterogeneous(100, 1000, m, 1);
+        g.bench_function(
+            BenchmarkId::new("drfh_verified", format!("hetero/n100/k1000/m{m}")),
+            |b| {
+                b.iter(|| {
+                    black_box(leontief_cli::solve(&inst, "drfh", &p, VerifyMode::Auto).unwrap())
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, datacenter);
 criterion_main!(benches);

@@ -142,15 +142,6 @@ pub fn max_min_certificate(
             );
             continue;
         }
-        // The round's level: the smallest level among users frozen in it.
-        let theta = (0..nu)
-            .filter(|&n| frozen_round[n] == r_k)
-            .map(level)
-            .fold(f64::INFINITY, f64::min);
-        if !theta.is_finite() {
-            fail(&mut out, format!("round {r_k}: nobody froze in it"));
-            continue;
-        }
         let cost: f64 = (0..k)
             .map(|i| {
                 instance
@@ -161,10 +152,11 @@ pub fn max_min_certificate(
                     .sum::<f64>()
             })
             .sum();
-        // One pass: each user's cheapest task, and the bound's left side.
+        // One pass: each user's cheapest task; the bound's left side with
+        // the users frozen in rounds 1..=r at their tasks (`held`), and
+        // the later ones per unit of level (`later`, tasks w_k / sigma_k).
         let mut u = vec![0.0; nu];
-        let mut lhs = 0.0;
-        let mut lower = vec![0.0; nu];
+        let (mut held, mut later) = (0.0, 0.0);
         for n in 0..nu {
             if frozen_round[n] == 0 {
                 continue;
@@ -184,16 +176,17 @@ pub fn max_min_certificate(
             if !u[n].is_finite() {
                 u[n] = 0.0;
             }
-            lower[n] = if frozen_round[n] < r_k {
-                user_tasks[n]
+            if frozen_round[n] <= r_k {
+                held += u[n] * user_tasks[n];
             } else {
-                theta * users[n].weight / sigma[n]
-            };
-            lhs += u[n] * lower[n];
+                later += u[n] * users[n].weight / sigma[n];
+            }
         }
-        let room = (cost - lhs).max(0.0);
+        // User n may be pushed to its own level by nobody: the users
+        // frozen later may fall to its level, no further.
         for &n in &c.users {
-            let denominator = u[n] * lower[n];
+            let room = (cost - held - level(n) * later).max(0.0);
+            let denominator = u[n] * user_tasks[n];
             let rel = if denominator > 0.0 {
                 room / denominator
             } else {

@@ -96,6 +96,11 @@ enum Command {
         /// Pretty-print the JSON.
         #[arg(long)]
         pretty: bool,
+        /// How `tasks` is printed: dense (`tasks[n][i]`), sparse
+        /// (`tasks_sparse`: the nonzero entries, with `"layout": "sparse"`),
+        /// or auto (sparse from 1,000,000 user-server pairs).
+        #[arg(long, value_enum, default_value = "auto")]
+        layout: Layout,
     },
     /// Solve one mechanism over a range of one parameter and write a CSV
     /// (user tasks, percent fairness vs DRFH, percent efficiency vs NFC,
@@ -855,6 +860,60 @@ pub(crate) fn solve_named(
     Ok(a)
 }
 
+/// How `tasks` is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Layout {
+    /// Sparse above [`SPARSE_FROM`] user-server pairs, dense below.
+    Auto,
+    /// `tasks[n][i]`, every entry.
+    Dense,
+    /// `tasks_sparse`: the nonzero entries only (and `"layout": "sparse"`).
+    Sparse,
+}
+
+/// User-server pairs from which [`Layout::Auto`] prints the sparse layout
+/// (a dense `tasks` of 10^6 entries is about 10 MB of JSON, nearly all
+/// zeros at that size: 2,096 nonzeros of 100,000 at 100 x 1,000).
+pub const SPARSE_FROM: usize = 1_000_000;
+
+/// The allocation's JSON in the chosen layout.
+pub fn allocation_text(
+    mut a: leontief_core::Allocation,
+    layout: Layout,
+    pretty: bool,
+) -> Result<String, Failure> {
+    let servers = a.metrics.server_utilisation.len();
+    let sparse = match layout {
+        Layout::Dense => false,
+        Layout::Sparse => true,
+        Layout::Auto => a.tasks.len() * servers >= SPARSE_FROM,
+    };
+    let text = if sparse {
+        let dense = std::mem::take(&mut a.tasks);
+        let coo = leontief_core::SparseTasks::from_dense(&dense, servers);
+        drop(dense);
+        let mut v = serde_json::to_value(&a).context("serialising the allocation")?;
+        if let serde_json::Value::Object(map) = &mut v {
+            map.remove("tasks");
+            map.insert("layout".into(), serde_json::json!("sparse"));
+            map.insert(
+                "tasks_sparse".into(),
+                serde_json::to_value(&coo).context("serialising the allocation")?,
+            );
+        }
+        if pretty {
+            serde_json::to_string_pretty(&v)
+        } else {
+            serde_json::to_string(&v)
+        }
+    } else if pretty {
+        serde_json::to_string_pretty(&a)
+    } else {
+        serde_json::to_string(&a)
+    };
+    Ok(text.context("serialising the allocation")?)
+}
+
 fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Solve {
@@ -865,18 +924,14 @@ fn run(cli: Cli) -> Result<(), Failure> {
             time_limit,
             algorithm,
             pretty,
+            layout,
         } => {
             let mech = parse_mechanism(&mechanism, &params)?;
             let highs = backend(time_limit, algorithm)?;
             let inst = load(&instance)?;
             let mech = resolve_normaliser(mech, &params, &inst)?;
             let a = solve_named(&highs, &inst, &mechanism, &mech, verify)?;
-            let text = if pretty {
-                serde_json::to_string_pretty(&a)
-            } else {
-                serde_json::to_string(&a)
-            }
-            .context("serialising the allocation")?;
+            let text = allocation_text(a, layout, pretty)?;
             println!("{text}");
             Ok(())
         }

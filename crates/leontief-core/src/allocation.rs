@@ -46,6 +46,10 @@ pub struct MaxMinCertificate {
     pub columns: usize,
     /// Pricing passes over every runnable pair.
     pub pricing_passes: usize,
+    /// When identical server entries were merged before solving: the
+    /// classes solved (`pairs` and `columns` count classes, not entries).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_classes: Option<usize>,
     /// One entry per round that froze a user by its resources.
     pub rounds: Vec<RoundPrices>,
 }
@@ -60,6 +64,58 @@ pub struct RoundPrices {
     /// `prices[i][r] >= 0`: price per unit of resource r on entry i, in
     /// the instance's units.
     pub prices: Vec<Vec<f64>>,
+}
+
+/// The sparse layout of `tasks`: its nonzero entries, row by row (COO:
+/// `tasks[user[j]][server[j]] = tasks_value[j]`, every other entry 0).
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+pub struct SparseTasks {
+    /// Rows of the dense matrix (users).
+    pub users: usize,
+    /// Columns of the dense matrix (server entries).
+    pub servers: usize,
+    /// Row of each entry (user index), ascending.
+    pub user: Vec<usize>,
+    /// Column of each entry (server entry index), ascending within a row.
+    pub server: Vec<usize>,
+    /// The values, all nonzero.
+    pub tasks: Vec<f64>,
+}
+
+impl SparseTasks {
+    /// The nonzero entries of a dense `tasks` with `servers` columns.
+    pub fn from_dense(tasks: &[Vec<f64>], servers: usize) -> SparseTasks {
+        let mut s = SparseTasks {
+            users: tasks.len(),
+            servers,
+            user: Vec::new(),
+            server: Vec::new(),
+            tasks: Vec::new(),
+        };
+        for (n, row) in tasks.iter().enumerate() {
+            for (i, &v) in row.iter().enumerate() {
+                if v != 0.0 {
+                    s.user.push(n);
+                    s.server.push(i);
+                    s.tasks.push(v);
+                }
+            }
+        }
+        s
+    }
+
+    /// The dense matrix (`users` rows of `servers` entries); `None` when an
+    /// index is out of range or the arrays differ in length.
+    pub fn to_dense(&self) -> Option<Vec<Vec<f64>>> {
+        if self.user.len() != self.tasks.len() || self.server.len() != self.tasks.len() {
+            return None;
+        }
+        let mut d = vec![vec![0.0; self.servers]; self.users];
+        for ((&n, &i), &v) in self.user.iter().zip(&self.server).zip(&self.tasks) {
+            *d.get_mut(n)?.get_mut(i)? = v;
+        }
+        Some(d)
+    }
 }
 
 /// An allocation and everything reported with it.
@@ -151,6 +207,23 @@ impl Allocation {
     pub fn empty(instance: &Instance, mechanism: &str, status: Status) -> Self {
         let tasks = vec![vec![0.0; instance.num_entries()]; instance.num_users()];
         Allocation::new(instance, mechanism, status, tasks)
+    }
+}
+
+#[cfg(test)]
+mod sparse_tests {
+    use super::SparseTasks;
+
+    #[test]
+    fn sparse_round_trips_and_keeps_only_nonzeros() {
+        let dense = vec![vec![0.0, 1.5, 0.0], vec![2.0, 0.0, 0.25]];
+        let s = SparseTasks::from_dense(&dense, 3);
+        assert_eq!(s.user, vec![0, 1, 1]);
+        assert_eq!(s.server, vec![1, 0, 2]);
+        assert_eq!(s.to_dense().unwrap(), dense);
+        let mut bad = s.clone();
+        bad.server[0] = 3;
+        assert!(bad.to_dense().is_none());
     }
 }
 

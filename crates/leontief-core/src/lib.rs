@@ -16,7 +16,7 @@ pub mod scaling;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 
-pub use allocation::{jain, Allocation, MaxMinCertificate, Metrics, RoundPrices};
+pub use allocation::{jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks};
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
     Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,

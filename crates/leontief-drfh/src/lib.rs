@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 pub mod maxmin;
+mod merge;
 mod pooled;
 pub mod pricing;
 
@@ -257,6 +258,7 @@ fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Alloc
         pairs: o.pairs,
         columns: o.columns,
         pricing_passes: o.pricing_passes,
+        merged_classes: o.merged_classes,
         rounds: o
             .certificates
             .into_iter()

@@ -43,6 +43,49 @@
 //! growth witnesses of all active users would beat theta*), so at most N
 //! rounds run.
 //!
+//! ## At scale: which pairs the LP holds
+//!
+//! [`Columns::Auto`] picks the path by the number of runnable pairs:
+//!
+//! 1. Identical entries are merged into classes first ([`crate::merge`]):
+//!    the Google cell listed as 12,583 entries solves as its 10 classes.
+//! 2. Below [`GENERATE_FROM`] pairs: the flat LP above.
+//! 3. From there, without placement lists: the pooled-first path
+//!    ([`crate::pooled`]): pooled progressive filling bounds every level;
+//!    one LP on about 6 candidate users per entry (those around the
+//!    entry's direction, [`crate::pricing::bracketing`]) finds a
+//!    per-server allocation with every user at its pooled level, grown by
+//!    pricing if it falls short. Realised, it is the answer, certified by
+//!    the pooled prices.
+//! 4. Otherwise the flat LP up to [`FLAT_UP_TO`] pairs, and above that
+//!    column generation: the same rounds, each LP grown by pricing passes
+//!    over every pair ([`crate::pricing::price`]) until none prices in.
+//!
+//! Measured on the way (release, 2 cores, heterogeneous, 2 resources):
+//! plain column generation seeded with each user's best-fitting entries
+//! needed 27 passes and kept 27% of the 100,000 pairs at 100 x 1,000
+//! (7.9 s, slower than the flat LP's 4.6 s), and 35 passes, 130,000
+//! columns and 110 s at 300 x 3,000 (flat: 92 s). The optimum is
+//! massively degenerate: every user gets its pooled level and every pair
+//! has reduced cost zero under the pooled prices, so pricing cannot tell
+//! which pairs matter. Candidate sets tried for the pooled LP: per entry
+//! the 8 users closest in direction (cosine) and per user its 8 closest
+//! entries reached only 0.3 to 0.45 of the pooled levels in the first LP
+//! (14 passes, 3.1 s); pairing along the comonotone coupling by
+//! cumulative mass (users and entries sorted by direction), 0.45 to 0.93;
+//! bracketing (1 nearest user either side of the entry's direction, 2
+//! spread over each side) realises the pooled levels in the first LP on
+//! every 2-resource instance measured (100 x 1,000 to 1,000 x 10,000,
+//! seeds 1-3): the flat optimum fills each server with one user from each
+//! side of its direction, often far apart in the order (the most
+//! CPU-rich server of 100 x 1,000 takes the 3rd and the 78th of 100
+//! users). With 3 and 4 resources one angle orders directions only
+//! roughly, and 2 to 5 pricing passes follow.
+//!
+//! Every path records per round the prices that prove its frozen users
+//! blocked ([`RoundCertificate`]); `leontief-audit` checks them by weak
+//! duality in one pass over every pair.
+//!
 //! On a single pool the same operator has a closed form,
 //! [`progressive_filling`]: raise theta until a resource saturates or a user
 //! reaches its cap, freeze the users touching it, repeat.
@@ -170,6 +213,9 @@ pub struct MaxMinOutcome {
     pub certificates: Vec<RoundCertificate>,
     /// True when the pooled levels were realised ([`crate::pooled`]).
     pub pooled_first: bool,
+    /// Classes solved when identical entries were merged
+    /// ([`crate::merge`]).
+    pub merged_classes: Option<usize>,
 }
 
 impl MaxMinOutcome {
@@ -588,6 +634,43 @@ pub(crate) fn solve_priced<L: LoadedLp>(
     }
 }
 
+/// Scale down the tasks on any entry whose use exceeds a capacity: the
+/// LP meets each capacity row to its feasibility tolerance (1e-7 of the
+/// capacity) and the snap may add up to 1e-6, so an answer can sit that
+/// far over (measured: 1.3e-7 at 1,000 x 10,000, seed 2). Scaling the
+/// entry's users by capacity / use (at least 1 - 1e-6) makes it exact.
+fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
+    let m = instance.num_resources();
+    let mut used = vec![0.0; instance.num_entries() * m];
+    for (n, row) in tasks.iter().enumerate() {
+        let d = &instance.users()[n].demand;
+        for (i, &x) in row.iter().enumerate() {
+            if x > 0.0 {
+                for r in 0..m {
+                    used[i * m + r] += d[r] * x;
+                }
+            }
+        }
+    }
+    let factor: Vec<f64> = (0..instance.num_entries())
+        .map(|i| {
+            let c = instance.class_capacities(ServerId(i));
+            (0..m)
+                .filter(|&r| used[i * m + r] > c[r])
+                .map(|r| c[r] / used[i * m + r])
+                .fold(1.0, f64::min)
+        })
+        .collect();
+    if factor.iter().all(|&f| f == 1.0) {
+        return;
+    }
+    for row in tasks.iter_mut() {
+        for (x, &f) in row.iter_mut().zip(&factor) {
+            *x *= f;
+        }
+    }
+}
+
 /// Relaxations of the frozen users' bounds tried, in turn, when a later
 /// round's LP comes back infeasible.
 const RELAX_RETRIES: [f64; 3] = [1e-8, 1e-7, 1e-6];
@@ -651,6 +734,7 @@ pub(crate) fn finish(
             row
         })
         .collect();
+    repair(&mut out.tasks, instance);
     for n in 0..nu {
         out.levels[n] = if runnable[n] {
             out.tasks[n].iter().sum::<f64>() * sigma[n] / instance.users()[n].weight
@@ -671,10 +755,13 @@ pub fn lex_max_min<B: LpBackend>(
     placement: bool,
     settings: &MaxMinSettings,
 ) -> Result<MaxMinOutcome, BackendError> {
+    if let Some(merged) = crate::merge::merge_identical(instance, placement) {
+        let mut o = lex_max_min(backend, &merged.instance, sigma, placement, settings)?;
+        crate::merge::split(&mut o, &merged, instance.num_resources());
+        return Ok(o);
+    }
     let t_build = Instant::now();
     let nu = instance.num_users();
-    // Count the runnable pairs cheaply (no per-pair storage) to choose the
-    // path; the flat LP below GENERATE_FROM.
     // Count the runnable pairs (no per-pair storage), up to what decides
     // the path.
     let mut pairs = 0usize;
@@ -730,6 +817,7 @@ pub fn lex_max_min<B: LpBackend>(
         pricing_seconds: 0.0,
         certificates: Vec::new(),
         pooled_first: false,
+        merged_classes: None,
     };
     if let Some(why) = mm.too_wide.take() {
         out.status = Status::NumericalFailure;

@@ -169,6 +169,7 @@ pub(crate) fn realise<B: LpBackend>(
         pricing_seconds: 0.0,
         certificates,
         pooled_first: true,
+        merged_classes: None,
     };
     let theta = mm.theta;
     let Some(sol) = crate::maxmin::solve_priced(

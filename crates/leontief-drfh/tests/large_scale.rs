@@ -43,16 +43,18 @@ fn certify(
     o: &MaxMinOutcome,
     x: &[f64],
 ) -> leontief_audit::CertificateCheck {
-    max_min_certificate(
-        inst,
-        sigma,
-        x,
-        &o.frozen_round,
-        &rounds(inst, o),
-        true,
-        1e-7,
-        1e-6,
-    )
+    certify_to(inst, sigma, o, x, 1e-6)
+}
+
+fn certify_to(
+    inst: &Instance,
+    sigma: &[f64],
+    o: &MaxMinOutcome,
+    x: &[f64],
+    tolerance: f64,
+) -> leontief_audit::CertificateCheck {
+    let r = rounds(inst, o);
+    max_min_certificate(inst, sigma, x, &o.frozen_round, &r, true, 1e-7, tolerance)
 }
 
 fn sigma_of(inst: &Instance, which: u8) -> Vec<f64> {
@@ -149,7 +151,13 @@ fn heterogeneous_instances_agree_and_certify() {
             );
         }
         let x = user_tasks(&generated);
-        let c = certify(&inst, &sigma, &generated, &x);
+        // The placement instance takes 15 rounds, and HiGHS found round 12
+        // infeasible by its own tolerance until the frozen users' bounds
+        // were relaxed (1e-6 of their levels): the later rounds' prices
+        // then leave that much room per held user, 3e-5 for one user in
+        // all. Its certificate holds to 1e-4 (the flat checks agree).
+        let tolerance = if eligible.is_some() { 1e-4 } else { 1e-6 };
+        let c = certify_to(&inst, &sigma, &generated, &x, tolerance);
         assert!(c.ok, "m {m} seed {seed}: {c:?}");
         assert!(c.pairs > 0);
         // Raise one price on one entry: weak duality no longer closes.
@@ -157,7 +165,10 @@ fn heterogeneous_instances_agree_and_certify() {
         let cert = &mut bad.certificates[0];
         let top = cert.prices.iter().copied().fold(0.0, f64::max);
         cert.prices[0] += top;
-        assert!(!certify(&inst, &sigma, &bad, &x).ok, "m {m} seed {seed}");
+        assert!(
+            !certify_to(&inst, &sigma, &bad, &x, tolerance).ok,
+            "m {m} seed {seed}"
+        );
         // Without certificates nothing is proved.
         let mut none = generated.clone();
         none.certificates.clear();
