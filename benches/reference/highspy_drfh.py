@@ -54,6 +54,7 @@ def main():
         index.append(k * m + u)
         value.append(-w[u])
         nz += 1
+    starts.append(nz)
     lp = highspy.HighsLp()
     lp.num_col_ = ncols
     lp.num_row_ = k * m + n
@@ -71,7 +72,8 @@ def main():
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("solver", solver)
-    h.passModel(lp)
+    if h.passModel(lp) != highspy.HighsStatus.kOk:
+        raise SystemExit("passModel failed")
     t1 = time.time()
     h.run()
     solve = time.time() - t1

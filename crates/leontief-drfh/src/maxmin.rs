@@ -52,11 +52,12 @@
 //! 2. Below [`GENERATE_FROM`] pairs: the flat LP above.
 //! 3. From there, without placement lists: the pooled-first path
 //!    ([`crate::pooled`]): pooled progressive filling bounds every level;
-//!    one LP on about 6 candidate users per entry (those around the
-//!    entry's direction, [`crate::pricing::bracketing`]) finds a
-//!    per-server allocation with every user at its pooled level, grown by
-//!    pricing if it falls short. Realised, it is the answer, certified by
-//!    the pooled prices.
+//!    one LP (interior point) on a few candidate users per entry from
+//!    each side of its direction ([`crate::pricing::bracketing`], 2
+//!    resources) or each sector around it ([`crate::pricing::sectors`]),
+//!    finds a per-server allocation with
+//!    every user at its pooled level, grown by pricing if it falls short.
+//!    Realised, it is the answer, certified by the pooled prices.
 //! 4. Otherwise the flat LP up to [`FLAT_UP_TO`] pairs, and above that
 //!    column generation: the same rounds, each LP grown by pricing passes
 //!    over every pair ([`crate::pricing::price`]) until none prices in.
@@ -74,13 +75,16 @@
 //! (14 passes, 3.1 s); pairing along the comonotone coupling by
 //! cumulative mass (users and entries sorted by direction), 0.45 to 0.93;
 //! bracketing (1 nearest user either side of the entry's direction, 2
-//! spread over each side) realises the pooled levels in the first LP on
+//! spread over each side) realised the pooled levels in the first LP on
 //! every 2-resource instance measured (100 x 1,000 to 1,000 x 10,000,
-//! seeds 1-3): the flat optimum fills each server with one user from each
-//! side of its direction, often far apart in the order (the most
-//! CPU-rich server of 100 x 1,000 takes the 3rd and the 78th of 100
-//! users). With 3 and 4 resources one angle orders directions only
-//! roughly, and 2 to 5 pricing passes follow.
+//! seeds 1-3; 24 s at 1,000 x 10,000) but needed 2 to 5 passes with 3 and
+//! 4 resources (8.5 s at 100 x 1,000); one user drawn by hash from each
+//! sector around the entry's direction does those in one LP (see
+//! [`crate::pooled`]). The flat optimum fills each server
+//! with users from each side of its direction, often far apart in the
+//! order (the most CPU-rich server of 100 x 1,000 takes the 3rd and the
+//! 78th of 100 users). Re-solving the passes by warm-started simplex
+//! instead of interior point: 118 s against 18.5 s (k-DF, 300 x 3,000).
 //!
 //! Every path records per round the prices that prove its frozen users
 //! blocked ([`RoundCertificate`]); `leontief-audit` checks them by weak

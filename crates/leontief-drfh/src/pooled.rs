@@ -19,27 +19,39 @@
 //! this session's first attempt, slower than the flat LP).
 //!
 //! So the path is: pooled progressive filling; a sparse set of candidate
-//! pairs ([`crate::pricing::by_direction`]: per entry the users whose
-//! demand points closest to its capacity, per user its closest entries);
+//! pairs (per entry a few users from each side, or each sector, around
+//! its capacity's direction: [`crate::pricing::bracketing`],
+//! [`crate::pricing::sectors`]);
 //! one feasibility LP on those pairs with every user's level bounded below
 //! by its pooled level. Feasible: done, certified by the pooled prices.
 //! Infeasible (fragmentation, placement, too few candidates): the caller
 //! runs the general path.
 
 use crate::maxmin::{build, finish, Freeze, MaxMinOutcome, MaxMinSettings, RoundCertificate};
-use crate::pricing::{bracketing, for_each_runnable};
+use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, UserId};
-use leontief_model::{BackendError, LpBackend, Status};
+use leontief_model::{BackendError, LoadedLp, LpBackend, Status};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
 
-/// Candidate users per entry either side of its direction: the nearest
-/// `NEAR` and `SPREAD` spread out (measured: 1 and 2 realise the pooled
-/// levels in the first LP on every 2-resource instance of the benchmark,
-/// seeds 1-3, 100 x 1,000 to 1,000 x 10,000; 1 and 1 fell 0.6% short).
+/// Candidates with 2 resources ([`bracketing`]): per entry the nearest
+/// `NEAR` users either side of its direction and `SPREAD` spread over each
+/// side. Measured: they realise the pooled levels in the first LP on every
+/// 2-resource instance of the benchmark (seeds 1-3, 100 x 1,000 to 1,000 x
+/// 10,000; 24 s at 1,000 x 10,000); 1 and 1 fell 0.6% short at 100 x
+/// 1,000; 2 users drawn by hash per side ([`sectors`]) were faster at 100 x
+/// 1,000 and 300 x 3,000 (0.27 s and 1.6 s against 0.34 s and 3.1 s) but
+/// needed 3 pricing passes at 1,000 x 10,000 (49 s).
 const NEAR: usize = 1;
 const SPREAD: usize = 2;
+
+/// Candidates with 3 resources and more ([`sectors`]): one user drawn by
+/// hash per sector (6 or 14 around each entry). Measured at 100 x 1,000:
+/// the pooled levels in the first LP, 0.56 s (3 resources) and 1.5 s (4),
+/// where the nearest user per sector took 7 to 22 pricing passes (9.5 s)
+/// and bracketing by one angle 2 to 3 passes (3.4 s and 8.5 s).
+const SPREAD_SECTOR: usize = 1;
 
 /// A resource counts as saturated in a pooled round when the round's
 /// lower bounds use this much of it.
@@ -119,7 +131,11 @@ pub(crate) fn realise<B: LpBackend>(
             });
         }
     }
-    let candidates = bracketing(instance, &runnable, placement, NEAR, SPREAD);
+    let candidates = if m <= 2 {
+        bracketing(instance, &runnable, placement, NEAR, SPREAD)
+    } else {
+        sectors(instance, &runnable, placement, 0, SPREAD_SECTOR)
+    };
     let mut mm = build(instance, sigma, placement, Some(&candidates));
     if mm.too_wide.is_some() {
         return Ok(None);
@@ -150,6 +166,7 @@ pub(crate) fn realise<B: LpBackend>(
         leontief_model::ProblemBuilder::new(leontief_model::Sense::Maximise).build(),
     );
     let mut lp = backend.load(problem)?;
+    lp.prefer_interior_point()?;
     let mut out = MaxMinOutcome {
         status: Status::Optimal,
         raw_status: String::new(),

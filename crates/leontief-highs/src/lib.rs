@@ -186,6 +186,8 @@ pub fn map_status(s: HighsModelStatus, unscaled_infeasible: bool) -> Result<Stat
 pub struct HighsLp {
     ptr: *mut c_void,
     problem: Problem,
+    /// The algorithm was left to [`Algorithm::Auto`].
+    auto: bool,
 }
 
 // SAFETY: a HiGHS instance is a self-contained C++ object with no thread
@@ -289,7 +291,11 @@ impl HighsLp {
                 detail: "returned null".into(),
             });
         }
-        let mut lp = HighsLp { ptr, problem };
+        let mut lp = HighsLp {
+            ptr,
+            problem,
+            auto: settings.algorithm == Algorithm::Auto,
+        };
         lp.set_bool("output_flag", settings.verbose)?;
         lp.set_bool("log_to_console", settings.verbose)?;
         lp.set_double(
@@ -471,6 +477,15 @@ impl LoadedLp for HighsLp {
 
     fn problem(&self) -> &Problem {
         &self.problem
+    }
+
+    /// Interior point (with crossover) whatever the size, unless the
+    /// settings chose an algorithm.
+    fn prefer_interior_point(&mut self) -> Result<(), BackendError> {
+        if self.auto {
+            self.set_string("solver", "ipm")?;
+        }
+        Ok(())
     }
 
     fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {

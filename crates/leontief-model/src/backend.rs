@@ -148,6 +148,14 @@ pub trait LoadedLp {
     /// Change a stored matrix entry (the pattern never changes: the entry
     /// must exist; setting it to zero keeps it stored).
     fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError>;
+    /// Solve by an interior point method where the backend has one and
+    /// the caller's settings leave the choice open: tight feasibility
+    /// problems of a few thousand columns (the max-min operator's
+    /// pooled-first LP: 0.33 s against 0.61 s by simplex at 100 x 1,000).
+    /// Default: nothing.
+    fn prefer_interior_point(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// Append columns (the next re-solve starts from the current basis
     /// where the backend can). Default: [`BackendError::Unsupported`];
     /// backends that implement it say so by [`LpBackend::can_add_cols`].
