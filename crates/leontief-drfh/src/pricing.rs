@@ -61,6 +61,21 @@ pub fn for_each_runnable(
     }
 }
 
+/// True when user `n` may run on entry `i`: eligible (when `placement`)
+/// and the entry has every resource the user demands.
+fn runs_on(instance: &Instance, n: usize, i: ServerId, placement: bool) -> bool {
+    if placement {
+        instance.can_run_on(UserId(n), i)
+    } else {
+        instance
+            .user(UserId(n))
+            .demand
+            .iter()
+            .zip(instance.class_capacities(i))
+            .all(|(&d, &c)| d == 0.0 || c > 0.0)
+    }
+}
+
 /// The pairs to start from: per user its `per_user` entries of least
 /// `sum_r D_{n,r} / c_{i,r}` (the entries it fills least per task), and per
 /// entry the user whose demand spreads most evenly over the entry's
@@ -281,17 +296,7 @@ pub fn bracketing(
         let at = users.partition_point(|u| u.0 < a);
         let mut pick = |j: usize| {
             let n = users[j].1;
-            let ok = if placement {
-                instance.can_run_on(UserId(n), i)
-            } else {
-                instance
-                    .user(UserId(n))
-                    .demand
-                    .iter()
-                    .zip(instance.class_capacities(i))
-                    .all(|(&d, &c)| d == 0.0 || c > 0.0)
-            };
-            if ok {
+            if runs_on(instance, n, i, placement) {
                 out[n].push(i);
             }
         };
@@ -326,17 +331,7 @@ pub fn bracketing(
         let lo = at.saturating_sub(near.max(1));
         let hi = (at + near.max(1)).min(by_angle.len());
         for &(_, i) in &by_angle[lo..hi] {
-            let ok = if placement {
-                instance.can_run_on(UserId(n), i)
-            } else {
-                instance
-                    .user(UserId(n))
-                    .demand
-                    .iter()
-                    .zip(instance.class_capacities(i))
-                    .all(|(&d, &c)| d == 0.0 || c > 0.0)
-            };
-            if ok {
+            if runs_on(instance, n, i, placement) {
                 out[n].push(i);
             }
         }
@@ -393,17 +388,7 @@ pub fn sectors(
             let mut close: HashMap<usize, Vec<(f64, usize)>> = HashMap::new();
             let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
             for n in (0..nu).filter(|&n| active[n]) {
-                let ok = if placement {
-                    instance.can_run_on(UserId(n), i)
-                } else {
-                    instance
-                        .user(UserId(n))
-                        .demand
-                        .iter()
-                        .zip(cap)
-                        .all(|(&d, &c)| d == 0.0 || c > 0.0)
-                };
-                if !ok {
+                if !runs_on(instance, n, i, placement) {
                     continue;
                 }
                 let (mut mask, mut dist) = (0usize, 0.0);
