@@ -316,21 +316,29 @@ pub fn bracketing(
             }
         }
     }
-    // Users no entry picked (more users than entries): the entries nearest
-    // their direction, either side.
+    // And symmetrically per user (more users than entries: 1,000 x 100
+    // took 14 pricing passes with per-entry candidates alone): the
+    // entries nearest its direction either side, and spread over each.
     let mut by_angle: Vec<(f64, ServerId)> = instance
         .server_ids()
         .map(|i| (angle(instance.class_capacities(i)), i))
         .collect();
     by_angle.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let k = by_angle.len();
     for &(a, n) in &users {
-        if !out[n].is_empty() {
-            continue;
-        }
         let at = by_angle.partition_point(|e| e.0 < a);
-        let lo = at.saturating_sub(near.max(1));
-        let hi = (at + near.max(1)).min(by_angle.len());
-        for &(_, i) in &by_angle[lo..hi] {
+        let mut picks: Vec<usize> =
+            (at.saturating_sub(near.max(1))..(at + near.max(1)).min(k)).collect();
+        for s in 0..spread {
+            if at > 0 {
+                picks.push((s * at / spread + n * 7919) % at);
+            }
+            if at < k {
+                picks.push(at + (s * (k - at) / spread + n * 7919) % (k - at));
+            }
+        }
+        for j in picks {
+            let i = by_angle[j].1;
             if runs_on(instance, n, i, placement) {
                 out[n].push(i);
             }
