@@ -679,6 +679,58 @@ fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
 /// round's LP comes back infeasible.
 const RELAX_RETRIES: [f64; 3] = [1e-8, 1e-7, 1e-6];
 
+/// The users frozen so far and their level columns.
+struct Frozen<'a> {
+    active: &'a [bool],
+    runnable: &'a [bool],
+    ycols: &'a [Col],
+    y_upper: &'a [f64],
+}
+
+/// [`solve_priced`]; when it leaves no solution and `retry`, relax the
+/// frozen users' bounds (and theta, fixed at `fixed.1` in a growth LP) by
+/// each of [`RELAX_RETRIES`] in turn and solve again. `None` when every
+/// try failed (its status is in `out`).
+#[allow(clippy::too_many_arguments)]
+fn solve_retrying<L: LoadedLp>(
+    lp: &mut L,
+    mm: &mut MaxMinLp,
+    generate: bool,
+    instance: &Instance,
+    placement: bool,
+    out: &mut MaxMinOutcome,
+    frozen: &Frozen,
+    retry: bool,
+    fixed: Option<(Col, f64)>,
+) -> Result<Option<leontief_model::Solution>, BackendError> {
+    let mut attempt = 0;
+    loop {
+        let before = (out.status, out.raw_status.clone());
+        if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
+            return Ok(Some(sol));
+        }
+        if !retry || attempt == RELAX_RETRIES.len() {
+            return Ok(None);
+        }
+        (out.status, out.raw_status) = before;
+        let f = RELAX_RETRIES[attempt];
+        relax_frozen(
+            lp,
+            frozen.active,
+            frozen.runnable,
+            &out.levels,
+            frozen.ycols,
+            frozen.y_upper,
+            f,
+        )?;
+        if let Some((theta, t_star)) = fixed {
+            let t = t_star * (1.0 - f);
+            lp.set_col_bounds(theta, t, t)?;
+        }
+        attempt += 1;
+    }
+}
+
 /// Lower every frozen user's level bound to `(1 - f)` of its level.
 fn relax_frozen<L: LoadedLp>(
     lp: &mut L,
@@ -842,34 +894,24 @@ pub fn lex_max_min<B: LpBackend>(
     let level_of = |x: &[f64], n: usize| x[ycols[n].0];
     while active.iter().any(|&a| a) {
         out.rounds += 1;
-        let mut attempt = 0;
-        let sol = loop {
-            let before = (out.status, out.raw_status.clone());
-            if let Some(sol) = solve_priced(
-                &mut lp, &mut mm, generate, instance, placement, &mut out, None,
-            )? {
-                break sol;
-            }
-            // A later round can find the bounds of the users frozen before
-            // infeasible by the LP's own tolerance (each round's levels
-            // are feasible to 1e-7 of a capacity, their bounds relaxed by
-            // only freeze_relaxation): relax them by 1e-8, 1e-7, 1e-6 of
-            // their level before giving up (measured on a placement
-            // instance, 30 x 200 with 5 eligible, infeasible in round 12).
-            if out.rounds == 1 || attempt == RELAX_RETRIES.len() {
-                return Ok(out);
-            }
-            (out.status, out.raw_status) = before;
-            relax_frozen(
-                &mut lp,
-                &active,
-                &runnable,
-                &out.levels,
-                &ycols,
-                &y_upper,
-                RELAX_RETRIES[attempt],
-            )?;
-            attempt += 1;
+        // A later round can find the bounds of the users frozen before
+        // infeasible by the LP's own tolerance (each round's levels are
+        // feasible to 1e-7 of a capacity, their bounds relaxed by only
+        // freeze_relaxation): `solve_retrying` relaxes them by 1e-8, 1e-7,
+        // 1e-6 of their level before giving up (measured on a placement
+        // instance, 30 x 200 with 5 eligible, infeasible in round 12).
+        let frozen = Frozen {
+            active: &active,
+            runnable: &runnable,
+            ycols: &ycols,
+            y_upper: &y_upper,
+        };
+        let retry = out.rounds > 1;
+        let Some(sol) = solve_retrying(
+            &mut lp, &mut mm, generate, instance, placement, &mut out, &frozen, retry, None,
+        )?
+        else {
+            return Ok(out);
         };
         let t_star = sol.x[theta.0];
         out.first_level.get_or_insert(t_star / mm.scale);
@@ -907,32 +949,26 @@ pub fn lex_max_min<B: LpBackend>(
                 lp.set_cost(ycols[n], 1.0)?;
             }
             loop {
-                let mut attempt = 0;
-                let g = loop {
-                    let before = (out.status, out.raw_status.clone());
-                    if let Some(g) = solve_priced(
-                        &mut lp, &mut mm, generate, instance, placement, &mut out, None,
-                    )? {
-                        break g;
-                    }
-                    // As for the level LP: relax theta and the frozen users.
-                    if attempt == RELAX_RETRIES.len() {
-                        return Ok(out);
-                    }
-                    (out.status, out.raw_status) = before;
-                    let f = RELAX_RETRIES[attempt];
-                    relax_frozen(
-                        &mut lp,
-                        &active,
-                        &runnable,
-                        &out.levels,
-                        &ycols,
-                        &y_upper,
-                        f,
-                    )?;
-                    let t = t_star * (1.0 - f);
-                    lp.set_col_bounds(theta, t, t)?;
-                    attempt += 1;
+                // As for the level LP, theta relaxed with the frozen users.
+                let frozen = Frozen {
+                    active: &active,
+                    runnable: &runnable,
+                    ycols: &ycols,
+                    y_upper: &y_upper,
+                };
+                let Some(g) = solve_retrying(
+                    &mut lp,
+                    &mut mm,
+                    generate,
+                    instance,
+                    placement,
+                    &mut out,
+                    &frozen,
+                    true,
+                    Some((theta, t_star)),
+                )?
+                else {
+                    return Ok(out);
                 };
                 let (free, stuck): (Vec<usize>, Vec<usize>) = undecided.iter().partition(|&&n| {
                     let gain = level_of(&g.x, n) - t_star;
