@@ -18,6 +18,7 @@
 
 pub mod maxmin;
 mod merge;
+pub mod patterns;
 mod pooled;
 pub mod pricing;
 
@@ -249,6 +250,8 @@ fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Alloc
     a.certificate = Some(leontief_core::MaxMinCertificate {
         path: if o.pooled_first {
             "pooled"
+        } else if o.patterns {
+            "patterns"
         } else if o.generated {
             "generated"
         } else {

@@ -217,6 +217,8 @@ pub struct MaxMinOutcome {
     pub certificates: Vec<RoundCertificate>,
     /// True when the pooled levels were realised ([`crate::pooled`]).
     pub pooled_first: bool,
+    /// True when the pattern master ran ([`crate::patterns`]).
+    pub patterns: bool,
     /// Classes solved when identical entries were merged
     /// ([`crate::merge`]).
     pub merged_classes: Option<usize>,
@@ -258,6 +260,10 @@ pub enum Columns {
     /// The pooled-first path, then column generation ([`crate::pricing`]),
     /// whatever the size (where the backend can add columns).
     Generated,
+    /// The pattern master over few entries ([`crate::patterns`]), whatever
+    /// the size (where the backend can add columns); the flat LP if it
+    /// fails.
+    Patterns,
 }
 
 /// Runnable user-entry pairs from which [`Columns::Auto`] tries the
@@ -643,7 +649,7 @@ pub(crate) fn solve_priced<L: LoadedLp>(
 /// capacity) and the snap may add up to 1e-6, so an answer can sit that
 /// far over (measured: 1.3e-7 at 1,000 x 10,000, seed 2). Scaling the
 /// entry's users by capacity / use (at least 1 - 1e-6) makes it exact.
-fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
+pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
     let m = instance.num_resources();
     let mut used = vec![0.0; instance.num_entries() * m];
     for (n, row) in tasks.iter().enumerate() {
@@ -816,6 +822,20 @@ pub fn lex_max_min<B: LpBackend>(
         crate::merge::split(&mut o, &merged, instance.num_resources());
         return Ok(o);
     }
+    let rows = instance.num_entries() * instance.num_resources();
+    let few_entries = match settings.columns {
+        Columns::Patterns => true,
+        Columns::Auto => {
+            rows <= crate::patterns::PATTERN_ROWS
+                && instance.num_users() >= crate::patterns::USERS_PER_ROW * rows
+        }
+        _ => false,
+    };
+    if few_entries && backend.can_add_cols() {
+        if let Some(out) = crate::patterns::solve(backend, instance, sigma, placement, settings)? {
+            return Ok(out);
+        }
+    }
     let t_build = Instant::now();
     let nu = instance.num_users();
     // Count the runnable pairs (no per-pair storage), up to what decides
@@ -830,7 +850,7 @@ pub fn lex_max_min<B: LpBackend>(
         }
     }
     let (try_pooled, generate) = match settings.columns {
-        Columns::All => (false, false),
+        Columns::All | Columns::Patterns => (false, false),
         Columns::Generated => (true, backend.can_add_cols()),
         Columns::Auto => (
             pairs >= GENERATE_FROM,
@@ -838,7 +858,7 @@ pub fn lex_max_min<B: LpBackend>(
         ),
     };
     if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
-        if let Some(out) = crate::pooled::realise(backend, instance, sigma, placement, settings)? {
+        if let Some(out) = crate::pooled::realise(backend, instance, sigma, placement)? {
             return Ok(out);
         }
     }
@@ -873,6 +893,7 @@ pub fn lex_max_min<B: LpBackend>(
         pricing_seconds: 0.0,
         certificates: Vec::new(),
         pooled_first: false,
+        patterns: false,
         merged_classes: None,
     };
     if let Some(why) = mm.too_wide.take() {

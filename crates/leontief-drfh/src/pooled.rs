@@ -27,7 +27,7 @@
 //! Infeasible (fragmentation, placement, too few candidates): the caller
 //! runs the general path.
 
-use crate::maxmin::{build, finish, Freeze, MaxMinOutcome, MaxMinSettings, RoundCertificate};
+use crate::maxmin::{build, finish, Freeze, MaxMinOutcome, RoundCertificate};
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, UserId};
 use leontief_model::{BackendError, LoadedLp, LpBackend, Status};
@@ -64,7 +64,6 @@ pub(crate) fn realise<B: LpBackend>(
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
-    settings: &MaxMinSettings,
 ) -> Result<Option<MaxMinOutcome>, BackendError> {
     let t0 = Instant::now();
     let (k, m, nu) = (
@@ -142,11 +141,16 @@ pub(crate) fn realise<B: LpBackend>(
     }
     // Every runnable user at least theta times its pooled level,
     // theta <= 1, maximise theta: grown by pricing until theta reaches 1
-    // (no better value exists: the pooled levels bound every user).
-    let relax = 1.0 - settings.freeze_relaxation;
+    // (no better value exists: the pooled levels bound every user). The
+    // levels are asked exactly, not relaxed by `freeze_relaxation`: the
+    // snap to the level then moves each user by the LP's own error only,
+    // not by 1e-10 of its level on every user at once, which a full
+    // resource cannot absorb (the capacity repair gives it back as slack,
+    // and the certificate charges all of it to the smallest user: 1e-6
+    // of its tasks with 1,000 users on the Google cell).
     {
         let p = &mut mm.problem;
-        let want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale * relax).collect();
+        let want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale).collect();
         for n in (0..nu).filter(|&n| mm.runnable[n]) {
             if want[n] > mm.y_upper[n] {
                 return Ok(None);
@@ -186,6 +190,7 @@ pub(crate) fn realise<B: LpBackend>(
         pricing_seconds: 0.0,
         certificates,
         pooled_first: true,
+        patterns: false,
         merged_classes: None,
     };
     let theta = mm.theta;

@@ -1,0 +1,561 @@
+//! The max-min operator on few server entries: a Dantzig-Wolfe master over
+//! assignment patterns.
+//!
+//! With k entries and m resources the operator's LP has only k m capacity
+//! rows that couple users; the user rows (a link and a level per user) are
+//! what make the flat LP slow when users far outnumber entries (the
+//! Google cell: 20 capacity rows, 2,000 user rows, about 2,100 simplex
+//! iterations at 1,000 users). Here the users are taken out of the LP.
+//!
+//! A *pattern* puts each user of a block on one of its runnable entries.
+//! The active users form one block, each at `theta a_n` tasks (a_n = w_n /
+//! sigma_n per unit of level); the users frozen in earlier rounds form
+//! another, each at its tasks X_n. Any split of a user's tasks over entries
+//! is a convex combination of patterns, so round r is
+//!
+//! ```text
+//!   maximise  sum_b mu_b                                   (= theta)
+//!   subject to sum_a nu_a F_a(i,r) + sum_b mu_b A_b(i,r) <= 1   (i, r)  prices p
+//!              sum_a nu_a = 1                 (frozen block)        pi
+//!              sum_b mu_b <= theta_cap        (the smallest cap)    kappa
+//! ```
+//!
+//! with F_a(i,r) = sum of X_n d_{n,r} / c_{i,r} over the frozen users
+//! pattern a puts on i and A_b(i,r) the same with a_n. Its rows are the
+//! k m capacity rows plus two. At prices p the best pattern puts each user
+//! on its cheapest entry, u_n = min_i sum_r d_{n,r} p_{i,r} / c_{i,r}: an
+//! active pattern prices in when 1 - kappa - sum_n a_n u_n > 0, a frozen
+//! one when -pi - sum_n X_n u_n > 0. That pass costs O(N k m) and no
+//! per-pair storage; the master is re-solved warm with the new column
+//! ([`leontief_model::LoadedLp::add_cols`]) until nothing prices in.
+//!
+//! At the optimum, strong duality gives sum_{i,r} p_{i,r} = sum_n u_n X_n
+//! over all users (frozen at their tasks, active at theta a_n), which is
+//! exactly the weak-duality certificate `leontief-audit` checks: every
+//! active user with u_n > 0 is blocked at theta, with no room left. Those
+//! freeze, with the cap's users when the cap row binds; the others stay
+//! active. A round whose level does not rise above the previous one (a
+//! user whose price was 0 under degenerate duals, but blocked) is merged
+//! into it, which gives the flat path's rounds.
+//!
+//! The next round starts from the last solution: the frozen block's
+//! columns are the products of the old frozen patterns and the active
+//! patterns in the basis (at most (rows + 1)^2), the active block's the
+//! basic active patterns restricted to the users still active; that point
+//! is feasible, so no phase one is needed.
+//!
+//! Tasks come out of the patterns exactly: a user's total is its level
+//! times a_n whatever the LP's tolerances, so a user of weight 1 next to
+//! one of weight 1e9 holds its level to the last bit.
+//!
+//! Measured (release, 2 cores), the Google cell with 1,000 users: see
+//! benches/REPORT.md.
+
+use crate::maxmin::{repair, Freeze, MaxMinOutcome, MaxMinSettings, RoundCertificate};
+use leontief_core::{Instance, ServerId, UserId};
+use leontief_model::{
+    BackendError, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution, Status,
+};
+use std::time::Instant;
+
+const INF: f64 = f64::INFINITY;
+
+/// Capacity rows (entries x resources) up to which [`crate::maxmin::Columns::Auto`]
+/// runs the pattern master, when users outnumber the rows
+/// [`USERS_PER_ROW`] times.
+pub const PATTERN_ROWS: usize = 64;
+
+/// See [`PATTERN_ROWS`].
+pub const USERS_PER_ROW: usize = 4;
+
+/// A pattern prices in when its reduced cost exceeds this (the master's
+/// objective is theta in units where it is at least 1).
+const PRICING_TOLERANCE: f64 = 1e-10;
+
+/// Master solves per round before giving up (and running the flat LP).
+const MAX_SOLVES_PER_ROUND: usize = 5_000;
+
+/// Off-block marker in a pattern.
+const OFF: u32 = u32::MAX;
+
+/// The instance as the master sees it.
+struct Setup {
+    k: usize,
+    m: usize,
+    /// Master row of (i, r), entry-major (`usize::MAX`: zero capacity).
+    row: Vec<usize>,
+    rows: usize,
+    /// 1 / c_{i,r} (0 where there is no row).
+    inv_cap: Vec<f64>,
+    /// Runnable entries of each user (empty: cannot run).
+    entries: Vec<Vec<u32>>,
+    /// Tasks per unit of the master's theta.
+    a: Vec<f64>,
+    /// Cap in units of the master's theta (INF: none).
+    cap: Vec<f64>,
+    /// Master theta per unit of level.
+    scale: f64,
+}
+
+impl Setup {
+    fn new(instance: &Instance, sigma: &[f64], placement: bool) -> Self {
+        let (k, m, nu) = (
+            instance.num_entries(),
+            instance.num_resources(),
+            instance.num_users(),
+        );
+        let mut row = vec![usize::MAX; k * m];
+        let mut inv_cap = vec![0.0; k * m];
+        let mut rows = 0;
+        for i in 0..k {
+            for (r, &c) in instance.class_capacities(ServerId(i)).iter().enumerate() {
+                if c > 0.0 {
+                    row[i * m + r] = rows;
+                    inv_cap[i * m + r] = 1.0 / c;
+                    rows += 1;
+                }
+            }
+        }
+        let users = instance.users();
+        let entries: Vec<Vec<u32>> = (0..nu)
+            .map(|n| {
+                let mut l = Vec::new();
+                if sigma[n].is_finite() && sigma[n] > 0.0 {
+                    crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+                        l.push(i.0 as u32)
+                    });
+                }
+                l
+            })
+            .collect();
+        // Scale theta so that every user on its best-fitting entry at
+        // theta = 1 uses at most one capacity in all: theta* >= 1.
+        let per_level: Vec<f64> = (0..nu).map(|n| users[n].weight / sigma[n]).collect();
+        let mut total = 0.0;
+        for n in (0..nu).filter(|&n| !entries[n].is_empty()) {
+            let d = &users[n].demand;
+            let fit = entries[n]
+                .iter()
+                .map(|&i| {
+                    (0..m)
+                        .map(|r| d[r] * inv_cap[i as usize * m + r])
+                        .fold(0.0, f64::max)
+                })
+                .fold(INF, f64::min);
+            total += per_level[n] * fit;
+        }
+        let scale = if total.is_finite() && total > 0.0 {
+            total
+        } else {
+            1.0
+        };
+        let a: Vec<f64> = (0..nu)
+            .map(|n| {
+                if entries[n].is_empty() {
+                    0.0
+                } else {
+                    per_level[n] / scale
+                }
+            })
+            .collect();
+        let cap = (0..nu)
+            .map(|n| match users[n].tasks {
+                Some(t) if a[n] > 0.0 => t / a[n],
+                _ => INF,
+            })
+            .collect();
+        Setup {
+            k,
+            m,
+            row,
+            rows,
+            inv_cap,
+            entries,
+            a,
+            cap,
+            scale,
+        }
+    }
+
+    /// Each block user's cheapest entry and its price u_n at row prices
+    /// `p` (per unit of a normalised capacity row).
+    fn best(&self, instance: &Instance, p: &[f64], block: &[usize]) -> (Vec<u32>, Vec<f64>) {
+        let q: Vec<f64> = (0..self.k * self.m)
+            .map(|j| {
+                if self.row[j] == usize::MAX {
+                    0.0
+                } else {
+                    p[self.row[j]] * self.inv_cap[j]
+                }
+            })
+            .collect();
+        let nu = instance.num_users();
+        let mut on = vec![OFF; nu];
+        let mut u = vec![0.0; nu];
+        for &n in block {
+            let d = &instance.users()[n].demand;
+            let (mut best, mut cost) = (OFF, INF);
+            for &i in &self.entries[n] {
+                let base = i as usize * self.m;
+                let c: f64 = (0..self.m).map(|r| d[r] * q[base + r]).sum();
+                if c < cost {
+                    (best, cost) = (i, c);
+                }
+            }
+            on[n] = best;
+            u[n] = cost;
+        }
+        (on, u)
+    }
+
+    /// The master column of a pattern with per-user tasks `coef`.
+    fn column(&self, instance: &Instance, on: &[u32], coef: &[f64], cost: f64) -> NewCol {
+        let mut v = vec![0.0; self.rows];
+        for (n, &i) in on.iter().enumerate() {
+            if i == OFF {
+                continue;
+            }
+            let d = &instance.users()[n].demand;
+            let base = i as usize * self.m;
+            for r in 0..self.m {
+                if d[r] > 0.0 {
+                    v[self.row[base + r]] += d[r] * coef[n] * self.inv_cap[base + r];
+                }
+            }
+        }
+        NewCol {
+            cost,
+            lower: 0.0,
+            upper: INF,
+            entries: v
+                .into_iter()
+                .enumerate()
+                .filter(|&(_, x)| x != 0.0)
+                .map(|(j, x)| (Row(j), x))
+                .collect(),
+        }
+    }
+}
+
+/// A pattern of one block and its weight in the last solution.
+#[derive(Clone)]
+struct Weighted {
+    on: Vec<u32>,
+    weight: f64,
+}
+
+/// One round's master: its columns in LP order (active block or not, and
+/// the pattern), and its convexity and cap rows.
+struct Round {
+    cols: Vec<(bool, Vec<u32>)>,
+    conv: Option<Row>,
+    cap_row: Option<Row>,
+}
+
+impl Round {
+    /// The master column of a pattern of either block.
+    fn column(
+        &self,
+        s: &Setup,
+        instance: &Instance,
+        on: &[u32],
+        active: bool,
+        held: &[f64],
+    ) -> NewCol {
+        let mut c = if active {
+            s.column(instance, on, &s.a, 1.0)
+        } else {
+            s.column(instance, on, held, 0.0)
+        };
+        let extra = if active { self.cap_row } else { self.conv };
+        if let Some(r) = extra {
+            c.entries.push((r, 1.0));
+        }
+        c
+    }
+}
+
+/// Run the operator by the pattern master. `Ok(None)`: a master solve
+/// did not end optimal or a round made no progress; the caller runs the
+/// flat LP instead.
+pub(crate) fn solve<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    settings: &MaxMinSettings,
+) -> Result<Option<MaxMinOutcome>, BackendError> {
+    let t0 = Instant::now();
+    let nu = instance.num_users();
+    let s = Setup::new(instance, sigma, placement);
+    let runnable: Vec<bool> = s.entries.iter().map(|l| !l.is_empty()).collect();
+    let mut out = MaxMinOutcome {
+        status: Status::Optimal,
+        raw_status: String::new(),
+        tasks: Vec::new(),
+        levels: vec![0.0; nu],
+        frozen_round: vec![0; nu],
+        freeze: vec![Freeze::CannotRun; nu],
+        first_level: None,
+        rounds: 0,
+        lps: 0,
+        build_seconds: 0.0,
+        solve_seconds: 0.0,
+        generated: false,
+        pairs: s.entries.iter().map(Vec::len).sum(),
+        columns: 0,
+        pricing_passes: 0,
+        pricing_seconds: 0.0,
+        certificates: Vec::new(),
+        pooled_first: false,
+        patterns: true,
+        merged_classes: None,
+    };
+    let mut active: Vec<bool> = runnable.clone();
+    // Tasks of the frozen users.
+    let mut held = vec![0.0; nu];
+    let mut frozen_set: Vec<Weighted> = Vec::new();
+    let mut active_set: Vec<Weighted> = Vec::new();
+    // The master theta of each round as run.
+    let mut round_theta: Vec<f64> = Vec::new();
+    while active.iter().any(|&a| a) {
+        out.rounds += 1;
+        let act: Vec<usize> = (0..nu).filter(|&n| active[n]).collect();
+        let fro: Vec<usize> = (0..nu).filter(|&n| runnable[n] && !active[n]).collect();
+        let theta_cap = act.iter().map(|&n| s.cap[n]).fold(INF, f64::min);
+        let mut b = ProblemBuilder::new(Sense::Maximise);
+        for _ in 0..s.rows {
+            b.add_row(-INF, 1.0);
+        }
+        let mut round = Round {
+            cols: Vec::new(),
+            conv: (!fro.is_empty()).then(|| b.add_row(1.0, 1.0)),
+            cap_row: theta_cap.is_finite().then(|| b.add_row(-INF, theta_cap)),
+        };
+        // Start from the last solution (see the module docs) and each
+        // active user on its best-fitting entry.
+        let mut starts: Vec<(bool, Vec<u32>)> = Vec::new();
+        if !fro.is_empty() {
+            for on in frozen_start(&frozen_set, &active_set, &active) {
+                starts.push((false, on));
+            }
+        }
+        for w in &active_set {
+            let on =
+                w.on.iter()
+                    .enumerate()
+                    .map(|(n, &i)| if active[n] { i } else { OFF })
+                    .collect();
+            starts.push((true, on));
+        }
+        starts.push((true, s.best(instance, &vec![1.0; s.rows], &act).0));
+        for (is_active, on) in starts {
+            let c = round.column(&s, instance, &on, is_active, &held);
+            b.add_col(c.cost, c.lower, c.upper, c.entries.iter().copied());
+            round.cols.push((is_active, on));
+        }
+        let mut lp = backend.load(b.build())?;
+        if out.rounds == 1 {
+            out.build_seconds = t0.elapsed().as_secs_f64();
+        }
+        // Price in patterns until none improves.
+        let mut sol = None;
+        for _ in 0..MAX_SOLVES_PER_ROUND {
+            let x = lp.solve()?;
+            out.lps += 1;
+            out.solve_seconds += x.seconds;
+            if x.status != Status::Optimal {
+                return Ok(None);
+            }
+            let tp = Instant::now();
+            let added = price_in(&s, instance, &x, &round, &act, &fro, &held);
+            out.pricing_passes += 1;
+            out.pricing_seconds += tp.elapsed().as_secs_f64();
+            if added.is_empty() {
+                sol = Some(x);
+                break;
+            }
+            let new: Vec<NewCol> = added
+                .iter()
+                .map(|(is_active, on)| round.column(&s, instance, on, *is_active, &held))
+                .collect();
+            lp.add_cols(&new)?;
+            round.cols.extend(added);
+        }
+        let Some(sol) = sol else {
+            return Ok(None);
+        };
+        let (fw, aw) = weights(&round, &sol);
+        let theta: f64 = aw.iter().map(|w| w.weight).sum();
+        round_theta.push(theta);
+        out.first_level.get_or_insert(theta / s.scale);
+        let p: Vec<f64> = sol.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect();
+        let (_, u) = s.best(instance, &p, &act);
+        let priced: f64 = act.iter().map(|&n| u[n] * s.a[n]).sum();
+        let capped_now = theta_cap.is_finite() && theta >= theta_cap * (1.0 - 1e-9);
+        let mut blocked = Vec::new();
+        let mut frozen_now = Vec::new();
+        for &n in &act {
+            let capped = capped_now && s.cap[n] <= theta * (1.0 + settings.level_tolerance);
+            let priced_out = u[n] > 0.0 && u[n] * s.a[n] > 1e-9 * priced;
+            if capped || priced_out {
+                frozen_now.push(n);
+                out.freeze[n] = if capped {
+                    Freeze::Capped
+                } else {
+                    blocked.push(n);
+                    Freeze::Blocked
+                };
+            }
+        }
+        if frozen_now.is_empty() {
+            return Ok(None);
+        }
+        if !blocked.is_empty() {
+            out.certificates.push(RoundCertificate {
+                round: out.rounds,
+                prices: (0..s.k * s.m)
+                    .map(|j| {
+                        if s.row[j] == usize::MAX {
+                            0.0
+                        } else {
+                            p[s.row[j]] * s.inv_cap[j]
+                        }
+                    })
+                    .collect(),
+                users: blocked,
+            });
+        }
+        for &n in &frozen_now {
+            active[n] = false;
+            out.frozen_round[n] = out.rounds;
+            held[n] = s.a[n] * theta;
+            out.levels[n] = theta / s.scale;
+        }
+        out.columns += round.cols.len();
+        frozen_set = fw;
+        active_set = aw;
+    }
+    // Tasks: the last round's frozen block splits every user frozen
+    // before it, its active block the users it froze.
+    let mut tasks = vec![vec![0.0; s.k]; nu];
+    for w in &frozen_set {
+        for (n, &i) in w.on.iter().enumerate() {
+            if i != OFF {
+                tasks[n][i as usize] += held[n] * w.weight;
+            }
+        }
+    }
+    for w in &active_set {
+        for (n, &i) in w.on.iter().enumerate() {
+            if i != OFF {
+                tasks[n][i as usize] += s.a[n] * w.weight;
+            }
+        }
+    }
+    repair(&mut tasks, instance);
+    out.tasks = tasks;
+    merge_flat_rounds(&mut out, &round_theta, settings.level_tolerance);
+    Ok(Some(out))
+}
+
+/// The patterns that price in at the solution `x`: the best active one
+/// and the best frozen one, each when its reduced cost is positive.
+fn price_in(
+    s: &Setup,
+    instance: &Instance,
+    x: &Solution,
+    round: &Round,
+    act: &[usize],
+    fro: &[usize],
+    held: &[f64],
+) -> Vec<(bool, Vec<u32>)> {
+    let p: Vec<f64> = x.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect();
+    let mut added = Vec::new();
+    let kappa = round.cap_row.map_or(0.0, |r| x.row_dual[r.0].max(0.0));
+    let (on, u) = s.best(instance, &p, act);
+    let cost: f64 = act.iter().map(|&n| s.a[n] * u[n]).sum();
+    if 1.0 - kappa - cost > PRICING_TOLERANCE {
+        added.push((true, on));
+    }
+    if let Some(conv) = round.conv {
+        let pi = x.row_dual[conv.0];
+        let (on, u) = s.best(instance, &p, fro);
+        let cost: f64 = fro.iter().map(|&n| held[n] * u[n]).sum();
+        if -pi - cost > PRICING_TOLERANCE * pi.abs().max(1.0) {
+            added.push((false, on));
+        }
+    }
+    added
+}
+
+/// The columns with positive weight in `x`, by block.
+fn weights(round: &Round, x: &Solution) -> (Vec<Weighted>, Vec<Weighted>) {
+    let (mut f, mut a) = (Vec::new(), Vec::new());
+    for ((is_active, on), &w) in round.cols.iter().zip(&x.x) {
+        if w > 0.0 {
+            let item = Weighted {
+                on: on.clone(),
+                weight: w,
+            };
+            if *is_active {
+                a.push(item);
+            } else {
+                f.push(item);
+            }
+        }
+    }
+    (f, a)
+}
+
+/// The next round's frozen-block columns: each old frozen pattern joined
+/// with each active pattern (its users now frozen), so the last solution
+/// is a point of the new master.
+fn frozen_start(frozen: &[Weighted], active_set: &[Weighted], active: &[bool]) -> Vec<Vec<u32>> {
+    let now = |b: &Weighted| -> Vec<u32> {
+        b.on.iter()
+            .enumerate()
+            .map(|(n, &i)| if active[n] { OFF } else { i })
+            .collect()
+    };
+    if frozen.is_empty() {
+        return active_set.iter().map(now).collect();
+    }
+    let mut out = Vec::with_capacity(frozen.len() * active_set.len());
+    for a in frozen {
+        for b in active_set {
+            let mut on = now(b);
+            for (x, &y) in on.iter_mut().zip(&a.on) {
+                if y != OFF {
+                    *x = y;
+                }
+            }
+            out.push(on);
+        }
+    }
+    out
+}
+
+/// Merge each round whose level does not rise above the round before by
+/// more than `tolerance` (relative) into that round: its users were
+/// blocked at that level, with a zero price under degenerate duals.
+fn merge_flat_rounds(out: &mut MaxMinOutcome, theta: &[f64], tolerance: f64) {
+    let mut map = vec![0usize; theta.len() + 1];
+    let mut group = f64::NEG_INFINITY;
+    for r in 1..=theta.len() {
+        let t = theta[r - 1];
+        if r > 1 && t <= group * (1.0 + tolerance) {
+            map[r] = map[r - 1];
+        } else {
+            map[r] = map[r - 1] + 1;
+            group = t;
+        }
+    }
+    for r in out.frozen_round.iter_mut() {
+        *r = map[*r];
+    }
+    for c in out.certificates.iter_mut() {
+        c.round = map[c.round];
+    }
+    out.rounds = map[theta.len()];
+}
