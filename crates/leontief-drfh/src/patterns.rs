@@ -60,17 +60,23 @@ use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
 
-/// Capacity rows (entries x resources) up to which [`crate::maxmin::Columns::Auto`]
-/// runs the pattern master, when users outnumber the rows
-/// [`USERS_PER_ROW`] times.
+/// Capacity rows (entries x resources) up to which
+/// [`crate::maxmin::Columns::Auto`] runs the pattern master, whatever the
+/// number of users. Measured in the simulator's exact DRFH mode (1 to 14
+/// users on 5 classes): 2.9 ms per event against 5.9 ms with the flat
+/// LP; the Google cell with 1,000 users: 3-6 ms against 310-350 ms.
 pub const PATTERN_ROWS: usize = 64;
-
-/// See [`PATTERN_ROWS`].
-pub const USERS_PER_ROW: usize = 4;
 
 /// A pattern prices in when its reduced cost exceeds this (the master's
 /// objective is theta in units where it is at least 1).
 const PRICING_TOLERANCE: f64 = 1e-10;
+
+/// An active user is blocked when its price u_n a_n exceeds this share
+/// of the active users' total (which is 1 - kappa); below, its room in
+/// the certificate is rounding error over a vanishing denominator, and it
+/// waits for a round of its own (merged back when its level does not
+/// rise). Weights 1e9 apart put the light user at 1e-9 of the total.
+const PRICED: f64 = 1e-12;
 
 /// Master solves per round before giving up (and running the flat LP).
 const MAX_SOLVES_PER_ROUND: usize = 5_000;
@@ -397,7 +403,7 @@ pub(crate) fn solve<B: LpBackend>(
         let mut frozen_now = Vec::new();
         for &n in &act {
             let capped = capped_now && s.cap[n] <= theta * (1.0 + settings.level_tolerance);
-            let priced_out = u[n] > 0.0 && u[n] * s.a[n] > 1e-9 * priced;
+            let priced_out = u[n] > 0.0 && u[n] * s.a[n] > PRICED * priced;
             if capped || priced_out {
                 frozen_now.push(n);
                 out.freeze[n] = if capped {
