@@ -53,7 +53,8 @@ fn bench(c: &mut Criterion) {
 }
 
 /// Issue 19: end to end as `leontief solve` runs it (normalise, the
-/// large-scale path, certificate check), where ten samples fit: 100 x
+/// large-scale path, certificate check), where ten samples fit: the
+/// Google cell with 1,000 users (seeds 1-3), 100 x
 /// 1,000 heterogeneous with 2, 3 and 4 resources (the larger sizes: the
 /// `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
@@ -61,6 +62,18 @@ fn datacenter(c: &mut Criterion) {
     let mut g = c.benchmark_group("maxmin_scale");
     g.sample_size(10);
     let p = MechParams::default();
+    // The Google cell with 1,000 users (the pattern master), three seeds.
+    for seed in 1..=3u64 {
+        let inst = leontief_core::generate::google_cell(1000, seed);
+        g.bench_function(
+            BenchmarkId::new("drfh_verified", format!("google/n1000/seed{seed}")),
+            |b| {
+                b.iter(|| {
+                    black_box(leontief_cli::solve(&inst, "drfh", &p, VerifyMode::Auto).unwrap())
+                })
+            },
+        );
+    }
     for m in [2usize, 3, 4] {
         let inst = leontief_core::generate::heterogeneous(100, 1000, m, 1);
         g.bench_function(

@@ -250,12 +250,15 @@ struct Weighted {
     weight: f64,
 }
 
-/// One round's master: its columns in LP order (active block or not, and
-/// the pattern), and its convexity and cap rows.
+/// The master LP's columns in LP order: which block (`None`: a dead
+/// column of an earlier round, fixed at 0) and the pattern; and its
+/// convexity and cap rows.
 struct Round {
-    cols: Vec<(bool, Vec<u32>)>,
-    conv: Option<Row>,
-    cap_row: Option<Row>,
+    cols: Vec<(Option<bool>, Vec<u32>)>,
+    conv: Row,
+    cap_row: Row,
+    /// Columns in the LP before this round's (dead from now on).
+    first: usize,
 }
 
 impl Round {
@@ -273,12 +276,37 @@ impl Round {
         } else {
             s.column(instance, on, held, 0.0)
         };
-        let extra = if active { self.cap_row } else { self.conv };
-        if let Some(r) = extra {
-            c.entries.push((r, 1.0));
-        }
+        c.entries
+            .push((if active { self.cap_row } else { self.conv }, 1.0));
         c
     }
+}
+
+/// Dead columns from which a round reloads the master with its live
+/// columns only, instead of fixing the old ones at 0 in the loaded LP
+/// (one HiGHS instance for all rounds: creating one costs about 0.1 ms,
+/// most of a small round).
+const DEAD_LIMIT: usize = 20_000;
+
+/// A fresh master: the capacity rows, the convexity and cap rows with the
+/// given bounds, and `cols`.
+fn load_fresh<B: LpBackend>(
+    backend: &B,
+    s: &Setup,
+    conv: (f64, f64),
+    cap: (f64, f64),
+    cols: &[NewCol],
+) -> Result<B::Loaded, BackendError> {
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    for _ in 0..s.rows {
+        b.add_row(-INF, 1.0);
+    }
+    b.add_row(conv.0, conv.1);
+    b.add_row(cap.0, cap.1);
+    for c in cols {
+        b.add_col(c.cost, c.lower, c.upper, c.entries.iter().copied());
+    }
+    backend.load(b.build())
 }
 
 /// Run the operator by the pattern master. `Ok(None)`: a master solve
@@ -324,26 +352,30 @@ pub(crate) fn solve<B: LpBackend>(
     let mut active_set: Vec<Weighted> = Vec::new();
     // The master theta of each round as run.
     let mut round_theta: Vec<f64> = Vec::new();
+    let mut round = Round {
+        cols: Vec::new(),
+        conv: Row(s.rows),
+        cap_row: Row(s.rows + 1),
+        first: 0,
+    };
+    let mut lp: Option<B::Loaded> = None;
     while active.iter().any(|&a| a) {
         out.rounds += 1;
         let act: Vec<usize> = (0..nu).filter(|&n| active[n]).collect();
         let fro: Vec<usize> = (0..nu).filter(|&n| runnable[n] && !active[n]).collect();
         let theta_cap = act.iter().map(|&n| s.cap[n]).fold(INF, f64::min);
-        let mut b = ProblemBuilder::new(Sense::Maximise);
-        for _ in 0..s.rows {
-            b.add_row(-INF, 1.0);
-        }
-        let mut round = Round {
-            cols: Vec::new(),
-            conv: (!fro.is_empty()).then(|| b.add_row(1.0, 1.0)),
-            cap_row: theta_cap.is_finite().then(|| b.add_row(-INF, theta_cap)),
+        let conv = if fro.is_empty() {
+            (-INF, INF)
+        } else {
+            (1.0, 1.0)
         };
+        let cap = (-INF, theta_cap);
         // Start from the last solution (see the module docs) and each
         // active user on its best-fitting entry.
-        let mut starts: Vec<(bool, Vec<u32>)> = Vec::new();
+        let mut starts: Vec<(Option<bool>, Vec<u32>)> = Vec::new();
         if !fro.is_empty() {
             for on in frozen_start(&frozen_set, &active_set, &active) {
-                starts.push((false, on));
+                starts.push((Some(false), on));
             }
         }
         for w in &active_set {
@@ -352,15 +384,39 @@ pub(crate) fn solve<B: LpBackend>(
                     .enumerate()
                     .map(|(n, &i)| if active[n] { i } else { OFF })
                     .collect();
-            starts.push((true, on));
+            starts.push((Some(true), on));
         }
-        starts.push((true, s.best(instance, &vec![1.0; s.rows], &act).0));
-        for (is_active, on) in starts {
-            let c = round.column(&s, instance, &on, is_active, &held);
-            b.add_col(c.cost, c.lower, c.upper, c.entries.iter().copied());
-            round.cols.push((is_active, on));
+        starts.push((Some(true), s.best(instance, &vec![1.0; s.rows], &act).0));
+        let new: Vec<NewCol> = starts
+            .iter()
+            .map(|(kind, on)| round.column(&s, instance, on, *kind == Some(true), &held))
+            .collect();
+        // The earlier rounds' columns die: their patterns miss the users
+        // frozen since.
+        let dead = round.cols.len();
+        match lp.as_mut() {
+            Some(l) if dead <= DEAD_LIMIT => {
+                let old: Vec<leontief_model::Col> = (0..dead)
+                    .filter(|&j| round.cols[j].0.is_some())
+                    .map(leontief_model::Col)
+                    .collect();
+                l.set_cols_bounds(&old, &vec![0.0; old.len()], &vec![0.0; old.len()])?;
+                l.set_row_bounds(round.conv, conv.0, conv.1)?;
+                l.set_row_bounds(round.cap_row, cap.0, cap.1)?;
+                l.add_cols(&new)?;
+                for c in round.cols.iter_mut() {
+                    *c = (None, Vec::new());
+                }
+                round.first = dead;
+            }
+            _ => {
+                lp = Some(load_fresh(backend, &s, conv, cap, &new)?);
+                round.cols.clear();
+                round.first = 0;
+            }
         }
-        let mut lp = backend.load(b.build())?;
+        round.cols.extend(starts);
+        let lp = lp.as_mut().expect("loaded above");
         if out.rounds == 1 {
             out.build_seconds = t0.elapsed().as_secs_f64();
         }
@@ -386,7 +442,9 @@ pub(crate) fn solve<B: LpBackend>(
                 .map(|(is_active, on)| round.column(&s, instance, on, *is_active, &held))
                 .collect();
             lp.add_cols(&new)?;
-            round.cols.extend(added);
+            round
+                .cols
+                .extend(added.into_iter().map(|(a, on)| (Some(a), on)));
         }
         let Some(sol) = sol else {
             return Ok(None);
@@ -438,7 +496,7 @@ pub(crate) fn solve<B: LpBackend>(
             held[n] = s.a[n] * theta;
             out.levels[n] = theta / s.scale;
         }
-        out.columns += round.cols.len();
+        out.columns += round.cols.len() - round.first;
         frozen_set = fw;
         active_set = aw;
     }
@@ -478,14 +536,14 @@ fn price_in(
 ) -> Vec<(bool, Vec<u32>)> {
     let p: Vec<f64> = x.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect();
     let mut added = Vec::new();
-    let kappa = round.cap_row.map_or(0.0, |r| x.row_dual[r.0].max(0.0));
+    let kappa = x.row_dual[round.cap_row.0].max(0.0);
     let (on, u) = s.best(instance, &p, act);
     let cost: f64 = act.iter().map(|&n| s.a[n] * u[n]).sum();
     if 1.0 - kappa - cost > PRICING_TOLERANCE {
         added.push((true, on));
     }
-    if let Some(conv) = round.conv {
-        let pi = x.row_dual[conv.0];
+    if !fro.is_empty() {
+        let pi = x.row_dual[round.conv.0];
         let (on, u) = s.best(instance, &p, fro);
         let cost: f64 = fro.iter().map(|&n| held[n] * u[n]).sum();
         if -pi - cost > PRICING_TOLERANCE * pi.abs().max(1.0) {
@@ -498,13 +556,14 @@ fn price_in(
 /// The columns with positive weight in `x`, by block.
 fn weights(round: &Round, x: &Solution) -> (Vec<Weighted>, Vec<Weighted>) {
     let (mut f, mut a) = (Vec::new(), Vec::new());
-    for ((is_active, on), &w) in round.cols.iter().zip(&x.x) {
+    for ((kind, on), &w) in round.cols.iter().zip(&x.x) {
+        let Some(is_active) = *kind else { continue };
         if w > 0.0 {
             let item = Weighted {
                 on: on.clone(),
                 weight: w,
             };
-            if *is_active {
+            if is_active {
                 a.push(item);
             } else {
                 f.push(item);
