@@ -232,6 +232,33 @@ pub struct MaxMinOutcome {
 }
 
 impl MaxMinOutcome {
+    /// The outcome before any round: `nu` users not placed, `pairs`
+    /// runnable pairs, nothing solved (each path fills in the rest).
+    pub(crate) fn start(nu: usize, pairs: usize) -> Self {
+        MaxMinOutcome {
+            status: Status::Optimal,
+            raw_status: String::new(),
+            tasks: Vec::new(),
+            levels: vec![0.0; nu],
+            frozen_round: vec![0; nu],
+            freeze: vec![Freeze::CannotRun; nu],
+            first_level: None,
+            rounds: 0,
+            lps: 0,
+            build_seconds: 0.0,
+            solve_seconds: 0.0,
+            generated: false,
+            pairs,
+            columns: 0,
+            pricing_passes: 0,
+            pricing_seconds: 0.0,
+            certificates: Vec::new(),
+            pooled_first: false,
+            patterns: false,
+            merged_classes: None,
+        }
+    }
+
     /// Account for one solve; false when it left no solution.
     fn record(&mut self, sol: &leontief_model::Solution) -> bool {
         self.lps += 1;
@@ -881,26 +908,10 @@ pub fn lex_max_min<B: LpBackend>(
     let build_seconds = t_build.elapsed().as_secs_f64();
 
     let mut out = MaxMinOutcome {
-        status: Status::Optimal,
-        raw_status: String::new(),
-        tasks: Vec::new(),
-        levels: vec![0.0; nu],
-        frozen_round: vec![0; nu],
-        freeze: vec![Freeze::CannotRun; nu],
-        first_level: None,
-        rounds: 0,
-        lps: 0,
         build_seconds,
-        solve_seconds: 0.0,
         generated: generate,
-        pairs: mm.total_pairs,
         columns: mm.pairs.iter().map(Vec::len).sum(),
-        pricing_passes: 0,
-        pricing_seconds: 0.0,
-        certificates: Vec::new(),
-        pooled_first: false,
-        patterns: false,
-        merged_classes: None,
+        ..MaxMinOutcome::start(nu, mm.total_pairs)
     };
     if let Some(why) = mm.too_wide.take() {
         out.status = Status::NumericalFailure;

@@ -324,26 +324,8 @@ pub(crate) fn solve<B: LpBackend>(
     let s = Setup::new(instance, sigma, placement);
     let runnable: Vec<bool> = s.entries.iter().map(|l| !l.is_empty()).collect();
     let mut out = MaxMinOutcome {
-        status: Status::Optimal,
-        raw_status: String::new(),
-        tasks: Vec::new(),
-        levels: vec![0.0; nu],
-        frozen_round: vec![0; nu],
-        freeze: vec![Freeze::CannotRun; nu],
-        first_level: None,
-        rounds: 0,
-        lps: 0,
-        build_seconds: 0.0,
-        solve_seconds: 0.0,
-        generated: false,
-        pairs: s.entries.iter().map(Vec::len).sum(),
-        columns: 0,
-        pricing_passes: 0,
-        pricing_seconds: 0.0,
-        certificates: Vec::new(),
-        pooled_first: false,
         patterns: true,
-        merged_classes: None,
+        ..MaxMinOutcome::start(nu, s.entries.iter().map(Vec::len).sum())
     };
     let mut active: Vec<bool> = runnable.clone();
     // Tasks of the frozen users.

@@ -30,7 +30,7 @@
 use crate::maxmin::{build, finish, Freeze, MaxMinOutcome, RoundCertificate};
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, UserId};
-use leontief_model::{BackendError, LoadedLp, LpBackend, Status};
+use leontief_model::{BackendError, LoadedLp, LpBackend};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
@@ -172,26 +172,15 @@ pub(crate) fn realise<B: LpBackend>(
     let mut lp = backend.load(problem)?;
     lp.prefer_interior_point()?;
     let mut out = MaxMinOutcome {
-        status: Status::Optimal,
-        raw_status: String::new(),
-        tasks: Vec::new(),
         levels: (0..nu).map(|n| level[n] * mm.scale).collect(),
         frozen_round: round.clone(),
         freeze: why.clone(),
-        first_level: None,
         rounds,
-        lps: 0,
         build_seconds: t0.elapsed().as_secs_f64(),
-        solve_seconds: 0.0,
         generated: true,
-        pairs: mm.total_pairs,
-        columns: 0,
-        pricing_passes: 0,
-        pricing_seconds: 0.0,
         certificates,
         pooled_first: true,
-        patterns: false,
-        merged_classes: None,
+        ..MaxMinOutcome::start(nu, mm.total_pairs)
     };
     let theta = mm.theta;
     let Some(sol) = crate::maxmin::solve_priced(
