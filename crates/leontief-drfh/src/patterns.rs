@@ -183,10 +183,11 @@ impl Setup {
         }
     }
 
-    /// Each block user's cheapest entry and its price u_n at row prices
-    /// `p` (per unit of a normalised capacity row).
-    fn best(&self, instance: &Instance, p: &[f64], block: &[usize]) -> (Vec<u32>, Vec<f64>) {
-        let q: Vec<f64> = (0..self.k * self.m)
+    /// Prices per unit of each resource on each entry (entry-major, 0
+    /// where there is no row) from row prices `p` (per unit of a
+    /// normalised capacity row): what users pay, and the certificate.
+    fn unit_prices(&self, p: &[f64]) -> Vec<f64> {
+        (0..self.k * self.m)
             .map(|j| {
                 if self.row[j] == usize::MAX {
                     0.0
@@ -194,7 +195,13 @@ impl Setup {
                     p[self.row[j]] * self.inv_cap[j]
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// Each block user's cheapest entry and its price u_n at row prices
+    /// `p` (per unit of a normalised capacity row).
+    fn best(&self, instance: &Instance, p: &[f64], block: &[usize]) -> (Vec<u32>, Vec<f64>) {
+        let q = self.unit_prices(p);
         let nu = instance.num_users();
         let mut on = vec![OFF; nu];
         let mut u = vec![0.0; nu];
@@ -412,11 +419,11 @@ pub(crate) fn solve<B: LpBackend>(
                 return Ok(None);
             }
             let tp = Instant::now();
-            let added = price_in(&s, instance, &x, &round, &act, &fro, &held);
+            let (added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held);
             out.pricing_passes += 1;
             out.pricing_seconds += tp.elapsed().as_secs_f64();
             if added.is_empty() {
-                sol = Some(x);
+                sol = Some((x, u));
                 break;
             }
             let new: Vec<NewCol> = added
@@ -428,15 +435,13 @@ pub(crate) fn solve<B: LpBackend>(
                 .cols
                 .extend(added.into_iter().map(|(a, on)| (Some(a), on)));
         }
-        let Some(sol) = sol else {
+        let Some((sol, u)) = sol else {
             return Ok(None);
         };
         let (fw, aw) = weights(&round, &sol);
         let theta: f64 = aw.iter().map(|w| w.weight).sum();
         round_theta.push(theta);
         out.first_level.get_or_insert(theta / s.scale);
-        let p: Vec<f64> = sol.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect();
-        let (_, u) = s.best(instance, &p, &act);
         let priced: f64 = act.iter().map(|&n| u[n] * s.a[n]).sum();
         let capped_now = theta_cap.is_finite() && theta >= theta_cap * (1.0 - 1e-9);
         let mut blocked = Vec::new();
@@ -460,15 +465,7 @@ pub(crate) fn solve<B: LpBackend>(
         if !blocked.is_empty() {
             out.certificates.push(RoundCertificate {
                 round: out.rounds,
-                prices: (0..s.k * s.m)
-                    .map(|j| {
-                        if s.row[j] == usize::MAX {
-                            0.0
-                        } else {
-                            p[s.row[j]] * s.inv_cap[j]
-                        }
-                    })
-                    .collect(),
+                prices: s.unit_prices(&row_prices(&s, &sol)),
                 users: blocked,
             });
         }
@@ -505,8 +502,15 @@ pub(crate) fn solve<B: LpBackend>(
     Ok(Some(out))
 }
 
+/// The capacity rows' duals as prices (>= 0; a negative one is the LP's
+/// tolerance, and a 0 only weakens the certificate).
+fn row_prices(s: &Setup, x: &Solution) -> Vec<f64> {
+    x.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect()
+}
+
 /// The patterns that price in at the solution `x`: the best active one
-/// and the best frozen one, each when its reduced cost is positive.
+/// and the best frozen one, each when its reduced cost is positive; and
+/// the active users' prices u_n.
 fn price_in(
     s: &Setup,
     instance: &Instance,
@@ -515,12 +519,12 @@ fn price_in(
     act: &[usize],
     fro: &[usize],
     held: &[f64],
-) -> Vec<(bool, Vec<u32>)> {
-    let p: Vec<f64> = x.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect();
+) -> (Vec<(bool, Vec<u32>)>, Vec<f64>) {
+    let p = row_prices(s, x);
     let mut added = Vec::new();
     let kappa = x.row_dual[round.cap_row.0].max(0.0);
-    let (on, u) = s.best(instance, &p, act);
-    let cost: f64 = act.iter().map(|&n| s.a[n] * u[n]).sum();
+    let (on, u_active) = s.best(instance, &p, act);
+    let cost: f64 = act.iter().map(|&n| s.a[n] * u_active[n]).sum();
     if 1.0 - kappa - cost > PRICING_TOLERANCE {
         added.push((true, on));
     }
@@ -532,7 +536,7 @@ fn price_in(
             added.push((false, on));
         }
     }
-    added
+    (added, u_active)
 }
 
 /// The columns with positive weight in `x`, by block.
