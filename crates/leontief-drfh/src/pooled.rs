@@ -170,7 +170,7 @@ pub(crate) fn realise<B: LpBackend>(
         leontief_model::ProblemBuilder::new(leontief_model::Sense::Maximise).build(),
     );
     let mut lp = backend.load(problem)?;
-    lp.prefer_interior_point()?;
+    lp.interior_point_primal()?;
     let mut out = MaxMinOutcome {
         levels: (0..nu).map(|n| level[n] * mm.scale).collect(),
         frozen_round: round.clone(),

@@ -148,12 +148,16 @@ pub trait LoadedLp {
     /// Change a stored matrix entry (the pattern never changes: the entry
     /// must exist; setting it to zero keeps it stored).
     fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError>;
-    /// Solve by an interior point method where the backend has one and
-    /// the caller's settings leave the choice open: tight feasibility
-    /// problems of a few thousand columns (the max-min operator's
-    /// pooled-first LP: 0.33 s against 0.61 s by simplex at 100 x 1,000).
-    /// Default: nothing.
-    fn prefer_interior_point(&mut self) -> Result<(), BackendError> {
+    /// Solve by an interior point method, without crossover to a vertex,
+    /// where the backend has one and the caller's settings leave the
+    /// choice open. For LPs whose caller reads only the primal point (and
+    /// the duals as a guide for pricing, never as a certificate or a
+    /// vertex's verdict): the max-min operator's pooled-first LP, 0.33 s
+    /// with crossover against 0.61 s by simplex at 100 x 1,000, and about
+    /// half that again without crossover (benches/REPORT.md). The primal
+    /// must still be accurate: the backend tightens its optimality
+    /// tolerance to make up for the crossover. Default: nothing.
+    fn interior_point_primal(&mut self) -> Result<(), BackendError> {
         Ok(())
     }
     /// Append columns (the next re-solve starts from the current basis
