@@ -17,7 +17,7 @@
 //!   maximise  sum_b mu_b                                   (= theta)
 //!   subject to sum_a nu_a F_a(i,r) + sum_b mu_b A_b(i,r) <= 1   (i, r)  prices p
 //!              sum_a nu_a = 1                 (frozen block)        pi
-//!              sum_b mu_b <= theta_cap        (the smallest cap)    kappa
+//!              sum_b mu_b <= theta_cap        (the largest cap)     kappa
 //! ```
 //!
 //! with F_a(i,r) = sum of X_n d_{n,r} / c_{i,r} over the frozen users
@@ -32,11 +32,19 @@
 //! At the optimum, strong duality gives sum_{i,r} p_{i,r} = sum_n u_n X_n
 //! over all users (frozen at their tasks, active at theta a_n), which is
 //! exactly the weak-duality certificate `leontief-audit` checks: every
-//! active user with u_n > 0 is blocked at theta, with no room left. Those
-//! freeze, with the cap's users when the cap row binds; the others stay
-//! active. A round whose level does not rise above the previous one (a
-//! user whose price was 0 under degenerate duals, but blocked) is merged
-//! into it, which gives the flat path's rounds.
+//! active user with u_n > 0 is blocked at theta, with no room left.
+//!
+//! Caps: when theta passes some active users' caps, those users (and only
+//! they) freeze at their caps, all at once, and the round is solved again
+//! with them held there; freeing capacity, that never lowers theta, so
+//! each of them is capped in the answer too. Otherwise the priced users
+//! freeze at theta and the others stay active. The flat LP spends a round
+//! on each cap level (the simulator's instances, every user capped at its
+//! outstanding tasks: about 7 rounds per solve); here a few solves do.
+//! At the end the rounds are numbered by level, as the flat LP's
+//! progressive filling numbers them (a user blocked under degenerate
+//! duals, with a zero price, waits for a round whose level does not rise
+//! and lands in the same round).
 //!
 //! The next round starts from the last solution: the frozen block's
 //! columns are the products of the old frozen patterns and the active
@@ -339,8 +347,6 @@ pub(crate) fn solve<B: LpBackend>(
     let mut held = vec![0.0; nu];
     let mut frozen_set: Vec<Weighted> = Vec::new();
     let mut active_set: Vec<Weighted> = Vec::new();
-    // The master theta of each round as run.
-    let mut round_theta: Vec<f64> = Vec::new();
     let mut round = Round {
         cols: Vec::new(),
         conv: Row(s.rows),
@@ -352,7 +358,9 @@ pub(crate) fn solve<B: LpBackend>(
         out.rounds += 1;
         let act: Vec<usize> = (0..nu).filter(|&n| active[n]).collect();
         let fro: Vec<usize> = (0..nu).filter(|&n| runnable[n] && !active[n]).collect();
-        let theta_cap = act.iter().map(|&n| s.cap[n]).fold(INF, f64::min);
+        // theta never exceeds the largest cap (every user capped there);
+        // users whose cap theta passes freeze at their caps below.
+        let theta_cap = act.iter().map(|&n| s.cap[n]).fold(0.0, f64::max);
         let conv = if fro.is_empty() {
             (-INF, INF)
         } else {
@@ -440,27 +448,38 @@ pub(crate) fn solve<B: LpBackend>(
         };
         let (fw, aw) = weights(&round, &sol);
         let theta: f64 = aw.iter().map(|w| w.weight).sum();
-        round_theta.push(theta);
-        out.first_level.get_or_insert(theta / s.scale);
+        // Users whose caps theta reached freeze there, all at once: each
+        // is capped in the answer too (freezing them frees capacity, so
+        // the next round's theta is no lower), and the rounds the flat LP
+        // spends on one cap level each are numbered by level at the end.
+        // The others wait for the next round, with those held at caps.
+        let capped: Vec<usize> = act
+            .iter()
+            .copied()
+            .filter(|&n| s.cap[n] <= theta * (1.0 + settings.level_tolerance))
+            .collect();
         let priced: f64 = act.iter().map(|&n| u[n] * s.a[n]).sum();
-        let capped_now = theta_cap.is_finite() && theta >= theta_cap * (1.0 - 1e-9);
         let mut blocked = Vec::new();
-        let mut frozen_now = Vec::new();
-        for &n in &act {
-            let capped = capped_now && s.cap[n] <= theta * (1.0 + settings.level_tolerance);
-            let priced_out = u[n] > 0.0 && u[n] * s.a[n] > PRICED * priced;
-            if capped || priced_out {
-                frozen_now.push(n);
-                out.freeze[n] = if capped {
-                    Freeze::Capped
-                } else {
-                    blocked.push(n);
-                    Freeze::Blocked
-                };
-            }
+        if capped.is_empty() {
+            blocked = act
+                .iter()
+                .copied()
+                .filter(|&n| u[n] > 0.0 && u[n] * s.a[n] > PRICED * priced)
+                .collect();
         }
+        let frozen_now: Vec<usize> = capped.iter().chain(&blocked).copied().collect();
         if frozen_now.is_empty() {
             return Ok(None);
+        }
+        for &n in &capped {
+            out.freeze[n] = Freeze::Capped;
+            held[n] = s.a[n] * s.cap[n];
+            out.levels[n] = s.cap[n] / s.scale;
+        }
+        for &n in &blocked {
+            out.freeze[n] = Freeze::Blocked;
+            held[n] = s.a[n] * theta;
+            out.levels[n] = theta / s.scale;
         }
         if !blocked.is_empty() {
             out.certificates.push(RoundCertificate {
@@ -472,15 +491,15 @@ pub(crate) fn solve<B: LpBackend>(
         for &n in &frozen_now {
             active[n] = false;
             out.frozen_round[n] = out.rounds;
-            held[n] = s.a[n] * theta;
-            out.levels[n] = theta / s.scale;
         }
         out.columns += round.cols.len() - round.first;
         frozen_set = fw;
         active_set = aw;
     }
     // Tasks: the last round's frozen block splits every user frozen
-    // before it, its active block the users it froze.
+    // before it, its active block the users it froze (held at their
+    // levels: below theta a_n for those it capped).
+    let theta_last: f64 = active_set.iter().map(|w| w.weight).sum();
     let mut tasks = vec![vec![0.0; s.k]; nu];
     for w in &frozen_set {
         for (n, &i) in w.on.iter().enumerate() {
@@ -492,13 +511,13 @@ pub(crate) fn solve<B: LpBackend>(
     for w in &active_set {
         for (n, &i) in w.on.iter().enumerate() {
             if i != OFF {
-                tasks[n][i as usize] += s.a[n] * w.weight;
+                tasks[n][i as usize] += held[n] * w.weight / theta_last;
             }
         }
     }
     repair(&mut tasks, instance);
     out.tasks = tasks;
-    merge_flat_rounds(&mut out, &round_theta, settings.level_tolerance);
+    number_rounds(&mut out, settings.level_tolerance);
     Ok(Some(out))
 }
 
@@ -587,26 +606,32 @@ fn frozen_start(frozen: &[Weighted], active_set: &[Weighted], active: &[bool]) -
     out
 }
 
-/// Merge each round whose level does not rise above the round before by
-/// more than `tolerance` (relative) into that round: its users were
-/// blocked at that level, with a zero price under degenerate duals.
-fn merge_flat_rounds(out: &mut MaxMinOutcome, theta: &[f64], tolerance: f64) {
-    let mut map = vec![0usize; theta.len() + 1];
-    let mut group = f64::NEG_INFINITY;
-    for r in 1..=theta.len() {
-        let t = theta[r - 1];
-        if r > 1 && t <= group * (1.0 + tolerance) {
-            map[r] = map[r - 1];
-        } else {
-            map[r] = map[r - 1] + 1;
-            group = t;
+/// Number the rounds by level, as the flat LP's progressive filling does:
+/// each distinct level (within `tolerance`, relative, of the group's
+/// first) is one round, lowest first. The master freezes every user its
+/// theta capped at once, and a user blocked under degenerate duals (a
+/// zero price) waits for a round whose level does not rise; both get the
+/// flat LP's round this way. The certificates follow their users.
+fn number_rounds(out: &mut MaxMinOutcome, tolerance: f64) {
+    let mut order: Vec<usize> = (0..out.levels.len())
+        .filter(|&n| out.frozen_round[n] > 0)
+        .collect();
+    order.sort_by(|&a, &b| out.levels[a].total_cmp(&out.levels[b]));
+    let raw = out.frozen_round.clone();
+    let (mut round, mut group) = (0, f64::NEG_INFINITY);
+    for &n in &order {
+        if round == 0 || out.levels[n] > group * (1.0 + tolerance) {
+            round += 1;
+            group = out.levels[n];
         }
-    }
-    for r in out.frozen_round.iter_mut() {
-        *r = map[*r];
+        out.frozen_round[n] = round;
     }
     for c in out.certificates.iter_mut() {
-        c.round = map[c.round];
+        if let Some(&n) = c.users.first() {
+            debug_assert!(c.users.iter().all(|&k| raw[k] == raw[n]));
+            c.round = out.frozen_round[n];
+        }
     }
-    out.rounds = map[theta.len()];
+    out.rounds = round;
+    out.first_level = order.first().map(|&n| out.levels[n]);
 }
