@@ -407,7 +407,9 @@ pub(crate) fn solve<B: LpBackend>(
                 round.first = dead;
             }
             _ => {
-                lp = Some(load_fresh(backend, &s, conv, cap, &new)?);
+                let mut fresh = load_fresh(backend, &s, conv, cap, &new)?;
+                fresh.prefer_warm_simplex()?;
+                lp = Some(fresh);
                 round.cols.clear();
                 round.first = 0;
             }

@@ -504,6 +504,14 @@ impl LoadedLp for HighsLp {
     /// 1e-10 left 3.3e-8 at 3,000 x 300 and 1.2e-7 on the Google cell,
     /// 1e-11 leaves 6.5e-10 and 1e-8 at the same cost (1e-12 gains
     /// nothing more), all cheaper than the crossover it replaces.
+    fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
+        if self.auto {
+            self.set_string("solver", "simplex")?;
+            self.set_string("presolve", "off")?;
+        }
+        Ok(())
+    }
+
     fn interior_point_primal(&mut self) -> Result<(), BackendError> {
         if self.auto {
             self.set_string("solver", "ipm")?;

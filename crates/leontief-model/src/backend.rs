@@ -160,6 +160,13 @@ pub trait LoadedLp {
     fn interior_point_primal(&mut self) -> Result<(), BackendError> {
         Ok(())
     }
+    /// Solve by simplex without presolve where the caller's settings leave
+    /// the choice open: a small LP re-solved many times from its last
+    /// basis (the pattern master: about 12 rows, 6 solves per simulator
+    /// event; presolve cost a fifth of each solve). Default: nothing.
+    fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// Append columns (the next re-solve starts from the current basis
     /// where the backend can). Default: [`BackendError::Unsupported`];
     /// backends that implement it say so by [`LpBackend::can_add_cols`].
