@@ -431,6 +431,53 @@ pub fn sectors(
             lists[n].push(ServerId(i));
         }
     }
+    // And symmetrically per user, as `bracketing` does: per sector around
+    // the user's direction, the `near` closest entries and `spread` by a
+    // fixed hash of (entry, user). A few more columns (N (2^m - 2)), and
+    // the pricing passes went: 3 resources at 10^7 pairs in 34-35 s
+    // without a pass, against 50 s (1 pass) and 148 s (2 passes).
+    let entries: Vec<Vec<f64>> = instance
+        .server_ids()
+        .map(|i| simplex(instance.class_capacities(i)))
+        .collect();
+    let own: Vec<Vec<ServerId>> = (0..nu)
+        .into_par_iter()
+        .map(|n| {
+            if !active[n] {
+                return Vec::new();
+            }
+            let mut close: HashMap<usize, Vec<(f64, usize)>> = HashMap::new();
+            let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
+            for (i, q) in entries.iter().enumerate() {
+                if !runs_on(instance, n, ServerId(i), placement) {
+                    continue;
+                }
+                let (mut mask, mut dist) = (0usize, 0.0);
+                for r in 0..m {
+                    let v = q[r] - users[n][r];
+                    if v > 0.0 {
+                        mask |= 1 << r.min(63);
+                    }
+                    dist += v.abs();
+                }
+                push_small(close.entry(mask).or_default(), near, dist, i);
+                let h = (i as u64 ^ (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+                    .wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                push_small(hashed.entry(mask).or_default(), spread, h, i);
+            }
+            close
+                .into_values()
+                .flatten()
+                .map(|(_, i)| ServerId(i))
+                .chain(hashed.into_values().flatten().map(|(_, i)| ServerId(i)))
+                .collect()
+        })
+        .collect();
+    for (l, extra) in lists.iter_mut().zip(own) {
+        l.extend(extra);
+        l.sort();
+        l.dedup();
+    }
     lists
 }
 
