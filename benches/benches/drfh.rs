@@ -58,31 +58,23 @@ fn bench(c: &mut Criterion) {
 /// 1,000 heterogeneous with 2, 3 and 4 resources (the larger sizes: the
 /// `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
-    use leontief_cli::{verify::VerifyMode, MechParams};
+    use leontief::{Mechanism, Options};
     let mut g = c.benchmark_group("maxmin_scale");
     g.sample_size(10);
-    let p = MechParams::default();
+    let o = Options::default();
     // The Google cell with 1,000 users (the pattern master), three seeds.
     for seed in 1..=3u64 {
         let inst = leontief_core::generate::google_cell(1000, seed);
         g.bench_function(
             BenchmarkId::new("drfh_verified", format!("google/n1000/seed{seed}")),
-            |b| {
-                b.iter(|| {
-                    black_box(leontief_cli::solve(&inst, "drfh", &p, VerifyMode::Auto).unwrap())
-                })
-            },
+            |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }
     for m in [2usize, 3, 4] {
         let inst = leontief_core::generate::heterogeneous(100, 1000, m, 1);
         g.bench_function(
             BenchmarkId::new("drfh_verified", format!("hetero/n100/k1000/m{m}")),
-            |b| {
-                b.iter(|| {
-                    black_box(leontief_cli::solve(&inst, "drfh", &p, VerifyMode::Auto).unwrap())
-                })
-            },
+            |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }
     g.finish();

@@ -4,7 +4,8 @@
 //! verified.
 #![no_main]
 
-use leontief_cli::{verify::VerifyMode, MechParams};
+use leontief::VerifyMode;
+use leontief_cli::MechParams;
 use leontief_core::{Instance, Status};
 use libfuzzer_sys::fuzz_target;
 

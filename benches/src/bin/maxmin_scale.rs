@@ -10,8 +10,6 @@
 //! markdown table row.
 
 use leontief_benches::peak_rss;
-use leontief_cli::verify::VerifyMode;
-use leontief_cli::MechParams;
 use leontief_core::{generate, Instance, RawServer};
 use std::time::Instant;
 
@@ -54,16 +52,13 @@ fn main() {
         _ => generate::heterogeneous(n, k, m, seed),
     };
     let gen_s = t0.elapsed().as_secs_f64();
-    let mut params = MechParams::default();
-    let name = match mech {
-        "kdf2" => {
-            params.k = Some(2);
-            "kdf"
-        }
+    let spec = match mech {
+        "kdf2" => "kdf:k=2",
         other => other,
     };
+    let mechanism: leontief::Mechanism = spec.parse().expect("a mechanism");
     let t1 = Instant::now();
-    let out = leontief_cli::solve(&inst, name, &params, VerifyMode::Auto);
+    let out = leontief::solve(&inst, &mechanism, &leontief::Options::default());
     let total = t1.elapsed().as_secs_f64();
     let peak = peak_rss().unwrap_or(0) as f64 / 1e6;
     let shape = match family {
@@ -104,7 +99,7 @@ fn main() {
         }
         Err(e) => println!(
             "| {mech} | {shape} | | | | | | {total:.3} | error: {} | | {peak:.0} | |",
-            e.message
+            e
         ),
     }
 }

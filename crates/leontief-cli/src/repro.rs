@@ -180,7 +180,7 @@ pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
                 args.capacities
             ))
         })?;
-    let highs = crate::backend(None, crate::AlgorithmArg::Auto)?;
+    let highs = crate::backend()?;
     let clarabel = leontief_clarabel::Clarabel::default();
     let mut out = std::fs::File::create(&args.csv)
         .map_err(|e| bad_input(format!("--csv {}: {e}", args.csv.display())))?;
@@ -202,7 +202,7 @@ pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
         }
         let inst = leontief_core::Instance::new(raw)
             .map_err(|e| bad_input(format!("capacity {c}: {e}")))?;
-        let refs = crate::sweep::References::compute(&highs, &inst)?;
+        let refs = leontief::References::compute(&highs, &inst)?;
         let (mut best_f, mut best_e) = (0.0f64, 0.0f64);
         for bi in 0..args.betas {
             let beta = -5.0 + 10.0 * (bi as f64 + 0.5) / args.betas as f64;

@@ -358,7 +358,7 @@ pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
         eprintln!("wrote {} tasks to {}", l.workload.tasks.len(), p.display());
         return Ok(());
     }
-    let highs = crate::backend(None, crate::AlgorithmArg::Auto)?;
+    let highs = crate::backend()?;
     if let Some(list) = &args.slots_sweep {
         if list.is_empty() || list.contains(&0) {
             return Err(bad_input(
@@ -536,7 +536,7 @@ pub fn fig4_cmd(args: &Fig4Args) -> Result<(), Failure> {
         return Err(bad_input("--draws must be >= 1"));
     }
     let base = load(&SimulateArgs::for_config(args.config.clone()))?;
-    let highs = crate::backend(None, crate::AlgorithmArg::Auto)?;
+    let highs = crate::backend()?;
     let servers = base.cluster.servers.len();
     let mut rows = Vec::new();
     for seed in 1..=args.draws {

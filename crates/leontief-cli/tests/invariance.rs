@@ -10,7 +10,8 @@
 //! is `optimal` and verified on both sides is never a different
 //! allocation. 256 cases per family in CI (PROPTEST_CASES to change).
 
-use leontief_cli::{verify::VerifyMode, MechParams};
+use leontief::VerifyMode;
+use leontief_cli::MechParams;
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Allocation, Instance, RawInstance, Status};
 use proptest::prelude::*;

@@ -5,7 +5,8 @@
 //! issue names the field, or an answer that runs, never a panic, and that
 //! verifies whenever it says `optimal`.
 
-use leontief_cli::{verify::VerifyMode, MechParams};
+use leontief::VerifyMode;
+use leontief_cli::MechParams;
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Instance, InstanceError, Status};
 use proptest::prelude::*;

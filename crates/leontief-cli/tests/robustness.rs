@@ -6,7 +6,8 @@
 mod common;
 
 use common::leontief;
-use leontief_cli::{verify::VerifyMode, MechParams};
+use leontief::VerifyMode;
+use leontief_cli::MechParams;
 use leontief_core::{Allocation, Instance, Status};
 use std::path::PathBuf;
 

@@ -1,22 +1,12 @@
-//! The independent check attached to every `leontief solve` output.
+//! The independent check attached to every answer.
 
-use crate::Mech;
+use crate::options::VerifyMode;
+use crate::plan::Mech;
 use leontief_audit::{self as audit, AuditTolerance};
 use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
 use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma, Mechanism};
 use leontief_highs::Highs;
 use serde_json::{json, Value};
-
-/// When to run the LP-based property check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum VerifyMode {
-    /// Run it when the allocation LP has at most 2,000,000 columns.
-    Auto,
-    /// Always run it.
-    Always,
-    /// Only check feasibility.
-    Never,
-}
 
 const AUTO_LIMIT: usize = 2_000_000;
 

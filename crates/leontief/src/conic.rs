@@ -14,7 +14,7 @@
 //! The printed objective is recomputed for the weights as given, over the
 //! users that run.
 
-use crate::{bad_input, Failure};
+use crate::error::{bad_input, could_not_run, Error};
 use leontief_core::{Allocation, Instance};
 use leontief_highs::Highs;
 
@@ -27,7 +27,7 @@ pub(crate) fn solve(
     beta: f64,
     lambda: f64,
     alpha_form: bool,
-) -> Result<Allocation, Failure> {
+) -> Result<Allocation, Error> {
     let runs: Vec<bool> = instance
         .user_ids()
         .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
@@ -103,8 +103,8 @@ fn solve_running(
     beta: f64,
     lambda: f64,
     alpha_form: bool,
-) -> Result<Allocation, Failure> {
-    let clarabel = crate::clarabel(highs);
+) -> Result<Allocation, Error> {
+    let clarabel = crate::options::clarabel(highs);
     let (reweighted, _) = instance.weights_normalised();
     let on_line = alpha_form
         || matches!(
@@ -132,10 +132,9 @@ fn solve_running(
     };
     r.map_err(|e| match e {
         leontief_fds::FdsError::Refused(m) => bad_input(m),
-        leontief_fds::FdsError::Backend(b) => Failure {
-            code: 1,
-            message: format!("the solver could not run: {b}"),
-        },
+        leontief_fds::FdsError::Backend(b) => {
+            could_not_run(format!("the solver could not run: {b}"))
+        }
     })
 }
 

@@ -5,7 +5,7 @@
 //! has a Definition-2 bottleneck, the weighted max-min on it (the LP
 //! operator on HiGHS).
 
-use crate::{bad_input, Failure};
+use crate::error::{bad_input, could_not_run, Error};
 use anyhow::Context;
 use leontief_core::{Allocation, Instance, Status};
 use leontief_highs::Highs;
@@ -18,7 +18,7 @@ pub(crate) fn psdsf(
     instance: &Instance,
     max_tasks: bool,
     exact_finish: bool,
-) -> Result<Allocation, Failure> {
+) -> Result<Allocation, Error> {
     let t0 = Instant::now();
     if max_tasks {
         let rows = leontief_vds::comparisons(instance);
@@ -28,10 +28,8 @@ pub(crate) fn psdsf(
                 leontief_vds::MAX_TASKS_LIMIT
             )));
         }
-        let o = leontief_vds::max_tasks(highs, instance).map_err(|e| Failure {
-            code: 1,
-            message: format!("the solver could not run: {e}"),
-        })?;
+        let o = leontief_vds::max_tasks(highs, instance)
+            .map_err(|e| could_not_run(format!("the solver could not run: {e}")))?;
         let mut a = if o.status.has_solution() {
             Allocation::new(instance, "psdsf", o.status, o.tasks)
         } else {
@@ -50,7 +48,7 @@ pub(crate) fn psdsf(
         instance,
         &leontief_vds::PsdsfSettings {
             exact_finish,
-            deadline: crate::deadline(highs, t0),
+            deadline: crate::options::deadline(highs, t0),
             ..leontief_vds::PsdsfSettings::default()
         },
     );
@@ -96,7 +94,7 @@ pub(crate) fn vds(
     instance: &Instance,
     alpha: f64,
     jacobi: Option<f64>,
-) -> Result<Allocation, Failure> {
+) -> Result<Allocation, Error> {
     let t0 = Instant::now();
     // gamma separable on the eligibility graph: the servers share one
     // potential, and the equilibrium is the one power-cone program.
@@ -114,7 +112,7 @@ pub(crate) fn vds(
         &leontief_vds::VdsSettings {
             alpha,
             jacobi,
-            deadline: crate::deadline(highs, t0),
+            deadline: crate::options::deadline(highs, t0),
             ..leontief_vds::VdsSettings::default()
         },
     );
@@ -181,7 +179,7 @@ fn separable(
         .zip(&sep.a)
         .map(|(u, &a)| if a > 0.0 { 1.0 / (u.weight * a) } else { 1.0 })
         .collect();
-    let clarabel = crate::clarabel(highs);
+    let clarabel = crate::options::clarabel(highs);
     let mut a = leontief_fds::solve_alpha_scaled(&clarabel, instance, om, alpha)
         .map_err(|e| e.to_string())?;
     if a.status != Status::Optimal {
@@ -234,7 +232,7 @@ fn equilibrium_block(
 pub(crate) fn verify(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &crate::Mech,
+    mechanism: &crate::plan::Mech,
     a: &Allocation,
 ) -> anyhow::Result<Value> {
     if !a.status.has_solution() {
@@ -251,13 +249,13 @@ pub(crate) fn verify(
     });
     let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
     match mechanism {
-        crate::Mech::Psdsf { .. } => {
+        crate::plan::Mech::Psdsf { .. } => {
             let c = leontief_vds::certificate(instance, &a.tasks, 1e-9);
             ok &= c.holds;
             out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
             out["certificate"] = serde_json::to_value(c)?;
         }
-        crate::Mech::Vds { alpha, .. } => {
+        crate::plan::Mech::Vds { alpha, .. } => {
             let g = a.gap.as_ref().context("vds output without its prices")?;
             let prices: Vec<Vec<f64>> = serde_json::from_value(g["server_prices"].clone())?;
             let ell: Vec<f64> = serde_json::from_value(g["server_log_price_scale"].clone())?;

@@ -1,0 +1,381 @@
+//! The command line: clap's view of every command and flag, and their
+//! mapping onto the library's types.
+
+use crate::{bbf, plot, repro, simulate, sweep, Failure};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+pub(crate) const MECHANISMS: &str = "\
+Mechanisms (--mechanism):
+  drf        DRF on the pooled servers, closed-form progressive filling (Ghodsi et al.; all-in-one model of 000)
+  drfh       DRFH: max-min of global dominant shares over heterogeneous servers, weights, caps, placement (000, LP (7), Sec. V-A)
+  kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
+  naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
+  nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
+  psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses ended by an exact forest solve, Definition-4 certificate; --select sweeps: the best responses alone; --select max-tasks: the member with most tasks, exact MILP on HiGHS (004)
+  vds        alphaPF-VDS, --alpha A >= 1: alpha = 1 one exponential-cone program; gamma separable one power-cone program; otherwise Gauss-Seidel best responses among servers (--jacobi [THETA] for the damped distributed form), certified by the Nikaido-Isoda gap (004)
+  tsf        task share fairness: max-min of x_n / y_n, y_n the tasks a user could run on all servers, with placement (Wang et al., SC'16; 004)
+  first-fit  First-Fit DRFH on whole tasks: lowest global dominant share first, first server that fits (000, Sec. V-B)
+  best-fit   Best-Fit DRFH on whole tasks: server with least H(i,l) of eq. (9), --normaliser RESOURCE (000, Sec. V-B)
+  slots      Slots scheduler: --slots S per maximum server, fair share of slots (000, Sec. VI, Table II)
+  kdf-online online k-DF, Algorithm 1 on whole tasks, --k K --on-full stop|skip (001, Sec. IV-D)
+  (heuristics also print `gap`: their distance to exact DRFH, or to exact k-DF for kdf-online)
+  fds        FDS f_{beta,lambda} on dominant shares: --beta B [--lambda L] or --alpha A (002; cone programs on Clarabel)
+  gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
+  pnorm      the p-norm family (19): --p P and the same parameters (002)
+  (fds/gfj/pnorm solve the whole (beta, lambda) plane: the alpha-fair line and regions A, B as cone programs, region N by a certified global search over S)
+  bbf-eg     bottleneck-based fairness: the Eisenberg-Gale allocation with its prices, --method auto|conic|dual (exponential cones on Clarabel, or projected Newton on the prices), Newton-polished (003 Sec. 5)
+  bbf-ode    the same limit along the paper's ODE trajectory (003 Sec. 5.3, corrected), --by t|log-c, --trajectory out.csv
+  (all BBF allocations: `leontief enumerate-bbf INSTANCE`, 003 Sec. 6)";
+
+const SIMULATE_HELP: &str = "\
+Config (JSON; paths relative to its folder):
+  cluster    {\"google\": {\"servers\": K, \"seed\": S}}  K servers drawn from Table I of 000
+             {\"instance\": \"file.json\"}                the instance's servers
+  workload   {\"trace\": \"task_events.csv\"}            Google cluster-data 2011 task_events schema
+             {\"synthetic\": {\"users\", \"jobs\", \"arrival_window\", \"horizon\", \"max_tasks\",
+                            \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
+             {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
+  scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh
+  horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed,
+  weights ({\"user name\": w}, default 1)
+Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";
+
+#[derive(Parser)]
+#[command(name = "leontief", version, about = "Exact multi-resource fair allocations (DRF, DRFH, k-DF, ...)", after_help = MECHANISMS)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Solve an instance with a mechanism and print the allocation JSON.
+    #[command(after_help = MECHANISMS, allow_negative_numbers = true)]
+    Solve {
+        /// Instance JSON (shared/spec/instance-format.md).
+        instance: PathBuf,
+        /// Mechanism name (see below).
+        #[arg(long)]
+        mechanism: String,
+        #[command(flatten)]
+        params: MechParams,
+        /// When to run the LP-based check of the mechanism's defining property.
+        #[arg(long, value_enum, default_value = "auto")]
+        verify: VerifyArg,
+        /// Time limit, seconds: per LP (HiGHS) and per cone program
+        /// (Clarabel), and for the whole best-response run of psdsf and vds;
+        /// a run that hits it ends with status time_limit.
+        #[arg(long)]
+        time_limit: Option<f64>,
+        /// HiGHS algorithm: auto (interior point from 10,000 columns,
+        /// else HiGHS decides), choose (HiGHS decides), simplex, or ipm
+        /// (interior point with crossover).
+        #[arg(long, value_enum, default_value = "auto")]
+        algorithm: AlgorithmArg,
+        /// Pretty-print the JSON.
+        #[arg(long)]
+        pretty: bool,
+        /// How `tasks` is printed: dense (`tasks[n][i]`), sparse
+        /// (`tasks_sparse`: the nonzero entries, with `"layout": "sparse"`),
+        /// or auto (sparse from 1,000,000 user-server pairs).
+        #[arg(long, value_enum, default_value = "auto")]
+        layout: LayoutArg,
+    },
+    /// Solve one mechanism over a range of one parameter and write a CSV
+    /// (user tasks, percent fairness vs DRFH, percent efficiency vs NFC,
+    /// leftover capacity and utilisation per resource).
+    #[command(allow_negative_numbers = true)]
+    Sweep {
+        /// Instance JSON.
+        instance: PathBuf,
+        #[command(flatten)]
+        args: sweep::SweepArgs,
+    },
+    /// Every bottleneck set of a BBF allocation (003 Sec. 6): one LP per
+    /// subset of resources, in parallel; prints JSON with a witness
+    /// allocation and the polytope dimension of each.
+    EnumerateBbf {
+        #[command(flatten)]
+        args: bbf::EnumerateArgs,
+    },
+    /// Merge `enumerate-bbf --shard I/N` outputs into one.
+    MergeBbf {
+        /// The shard outputs.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The instance the shards were computed from: every witness is
+        /// then re-checked by the independent BBF test (without it only
+        /// the shards' structure is checked).
+        #[arg(long)]
+        instance: Option<PathBuf>,
+        /// Pretty-print the JSON.
+        #[arg(long)]
+        pretty: bool,
+    },
+    /// Discrete-event simulation of jobs arriving on a cluster (000 Sec.
+    /// VI): First-Fit / Best-Fit DRFH, Slots, or exact DRFH at every event;
+    /// a Google task_events trace, a synthetic workload or explicit jobs.
+    /// Writes utilisation and share time series, job completion times,
+    /// completion ratios per user (and on dedicated clouds) as JSON, and
+    /// CSVs with --csv-dir.
+    #[command(long_about = None, after_help = SIMULATE_HELP)]
+    Simulate {
+        #[command(flatten)]
+        args: simulate::SimulateArgs,
+    },
+    /// Draw a figure from leontief's output (SVG or PNG): utilisation,
+    /// shares, jct-cdf, completion (simulate JSON) or tradeoff (sweep CSV).
+    Plot {
+        #[command(flatten)]
+        args: plot::PlotArgs,
+    },
+    /// Regenerate a paper's table.
+    Repro {
+        #[command(subcommand)]
+        what: Repro,
+    },
+    /// Validate an instance and print what it holds, or every error.
+    Validate {
+        /// Instance JSON.
+        instance: PathBuf,
+    },
+    /// Solve the bundled paper examples and the Google cell with every
+    /// mechanism and print comparison tables.
+    Demo {
+        /// The datasets folder.
+        #[arg(long, default_value = "datasets")]
+        datasets: PathBuf,
+        /// Users in the Google-cell comparison.
+        #[arg(long, default_value_t = 100)]
+        users: usize,
+    },
+    /// Write a generated instance (seeded) as JSON.
+    Generate {
+        /// `google-cell` (Table I of 000), `heterogeneous`, or `placement`
+        /// (heterogeneous with weights in [1, 4] and --eligible random
+        /// servers per user: the server-based mechanisms of 004).
+        kind: String,
+        /// Users.
+        #[arg(long, default_value_t = 100)]
+        users: usize,
+        /// Servers (heterogeneous and placement; default 100).
+        #[arg(long)]
+        servers: Option<usize>,
+        /// Resources (heterogeneous and placement; default 2).
+        #[arg(long)]
+        resources: Option<usize>,
+        /// Seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// placement: servers each user may use (default 10, at most
+        /// --servers).
+        #[arg(long)]
+        eligible: Option<usize>,
+    },
+}
+
+/// `leontief repro` targets.
+#[derive(Subcommand)]
+pub(crate) enum Repro {
+    /// Table 1 of 003: mean number of BBF solutions for random requests.
+    #[command(name = "bbf-table1")]
+    BbfTable1(bbf::Table1Args),
+    /// Prop. 2 of 002 by Monte Carlo: the optimal FDS and GFJ values at
+    /// beta = inf, lambda = -1 against their asymptotic forms.
+    #[command(name = "fds-prop2")]
+    FdsProp2(repro::Prop2Args),
+    /// Fig. 4 of 000: global dominant shares of three users joining a
+    /// 100-server cluster, whole-task Best-Fit against exact DRFH, over
+    /// random server draws.
+    #[command(name = "sim-fig4")]
+    SimFig4(simulate::Fig4Args),
+    /// Figs. 15-16 of 002: FDS or GFJ fairness-efficiency points over a
+    /// (beta, lambda) grid, one contour per capacity of a resource (CSV).
+    #[command(name = "fds-contours")]
+    FdsContours(repro::ContoursArgs),
+}
+
+/// `--algorithm` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AlgorithmArg {
+    /// Interior point from 10,000 columns, else HiGHS decides.
+    Auto,
+    /// HiGHS decides (dual simplex for most LPs).
+    Choose,
+    /// Simplex.
+    Simplex,
+    /// Interior point with crossover.
+    Ipm,
+}
+
+impl From<AlgorithmArg> for leontief::Algorithm {
+    fn from(a: AlgorithmArg) -> Self {
+        match a {
+            AlgorithmArg::Auto => leontief::Algorithm::Auto,
+            AlgorithmArg::Choose => leontief::Algorithm::Choose,
+            AlgorithmArg::Simplex => leontief::Algorithm::Simplex,
+            AlgorithmArg::Ipm => leontief::Algorithm::InteriorPoint,
+        }
+    }
+}
+
+/// Mechanism parameters on the command line (each applies to some
+/// mechanisms only; a parameter given to a mechanism that ignores it is an
+/// error, not silently dropped).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MechParams {
+    /// k for kdf and kdf-online (k >= 1; k = 1 is DRF).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// kdf-online: what happens when a task does not fit: stop (Algorithm 1
+    /// as printed) or skip (retire that user and go on).
+    #[arg(long, value_enum)]
+    pub on_full: Option<OnFullArg>,
+    /// slots: slots per maximum server (S >= 1).
+    #[arg(long)]
+    pub slots: Option<u32>,
+    /// best-fit: the normalising resource of H(i, l) (a resource name;
+    /// default the first resource).
+    #[arg(long)]
+    pub normaliser: Option<String>,
+    /// fds, gfj, pnorm: beta of f_{beta,lambda}.
+    #[arg(long)]
+    pub beta: Option<f64>,
+    /// fds, gfj, pnorm: lambda (default (1-beta)/beta, the alpha-fair line).
+    #[arg(long)]
+    pub lambda: Option<f64>,
+    /// fds, gfj, pnorm: the alpha-fair member, beta = alpha and
+    /// lambda = (1-alpha)/alpha; alpha = 1 is proportional fairness.
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// pnorm: p >= 1, or inf (p = inf is FDS).
+    #[arg(long)]
+    pub p: Option<String>,
+    /// bbf-ode: the independent variable, t (the paper's, df/dt = 1) or
+    /// log-c (default; far less stiff).
+    #[arg(long, value_enum)]
+    pub by: Option<ByArg>,
+    /// bbf-ode: write every accepted step (parameter, c, x, slacks) as CSV.
+    #[arg(long)]
+    pub trajectory: Option<PathBuf>,
+    /// bbf-eg: conic (Clarabel), dual (projected Newton on the prices), or
+    /// auto (conic up to 50,000 nonzero requests).
+    #[arg(long, value_enum)]
+    pub method: Option<EgMethodArg>,
+    /// psdsf: which PS-DSF allocation (PS-DSF is not unique):
+    /// best-response (default: Gauss-Seidel best responses from zero, ended
+    /// by the exact forest finish on their structure), sweeps (the
+    /// best responses alone to their limit; slow at scale) or max-tasks
+    /// (exact MILP, small instances).
+    #[arg(long)]
+    pub select: Option<String>,
+    /// vds: damped Jacobi best responses (all servers at once, the
+    /// distributed form) with damping THETA in (0, 1] (default 0.5),
+    /// instead of Gauss-Seidel.
+    #[arg(long, num_args = 0..=1, default_missing_value = "0.5")]
+    pub jacobi: Option<f64>,
+}
+
+/// `--by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ByArg {
+    /// The paper's t.
+    T,
+    /// log c.
+    LogC,
+}
+
+/// `--on-full` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnFullArg {
+    /// End the allocation at the first task that does not fit.
+    Stop,
+    /// Retire the user whose task does not fit and go on.
+    Skip,
+}
+
+/// `--method` values (bbf-eg).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum EgMethodArg {
+    /// conic up to 50,000 nonzero requests, dual above.
+    Auto,
+    /// Exponential cones on Clarabel.
+    Conic,
+    /// Projected Newton on the m-dimensional dual.
+    Dual,
+}
+
+/// `--verify` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum VerifyArg {
+    /// Certificates always; the flat LP checks where affordable.
+    Auto,
+    /// Always run every check.
+    Always,
+    /// Only check feasibility.
+    Never,
+}
+
+impl From<VerifyArg> for leontief::VerifyMode {
+    fn from(v: VerifyArg) -> Self {
+        match v {
+            VerifyArg::Auto => leontief::VerifyMode::Auto,
+            VerifyArg::Always => leontief::VerifyMode::Always,
+            VerifyArg::Never => leontief::VerifyMode::Never,
+        }
+    }
+}
+
+/// `--layout` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LayoutArg {
+    /// Sparse from 1,000,000 user-server pairs, dense below.
+    Auto,
+    /// `tasks[n][i]`, every entry.
+    Dense,
+    /// `tasks_sparse`: the nonzero entries only (and `"layout": "sparse"`).
+    Sparse,
+}
+
+impl From<LayoutArg> for leontief::Layout {
+    fn from(l: LayoutArg) -> Self {
+        match l {
+            LayoutArg::Auto => leontief::Layout::Auto,
+            LayoutArg::Dense => leontief::Layout::Dense,
+            LayoutArg::Sparse => leontief::Layout::Sparse,
+        }
+    }
+}
+
+impl MechParams {
+    /// The library's parameters (the text-valued flags parsed here).
+    pub fn to_params(&self) -> Result<leontief::Params, Failure> {
+        use leontief::{EgMethod, OdeVariable, OnFull};
+        Ok(leontief::Params {
+            k: self.k,
+            on_full: self.on_full.map(|o| match o {
+                OnFullArg::Stop => OnFull::Stop,
+                OnFullArg::Skip => OnFull::Skip,
+            }),
+            slots: self.slots,
+            normaliser: self.normaliser.clone(),
+            beta: self.beta,
+            lambda: self.lambda,
+            alpha: self.alpha,
+            p: self.p.as_deref().map(leontief::parse_p).transpose()?,
+            by: self.by.map(|b| match b {
+                ByArg::T => OdeVariable::T,
+                ByArg::LogC => OdeVariable::LogC,
+            }),
+            trajectory: self.trajectory.clone(),
+            method: self.method.map(|m| match m {
+                EgMethodArg::Auto => EgMethod::Auto,
+                EgMethodArg::Conic => EgMethod::Conic,
+                EgMethodArg::Dual => EgMethod::Dual,
+            }),
+            select: self.select.as_deref().map(str::parse).transpose()?,
+            jacobi: self.jacobi,
+        })
+    }
+}

@@ -1,0 +1,79 @@
+//! # leontief: exact multi-resource fair allocations
+//!
+//! One entry point for every mechanism: [`solve`] takes an [`Instance`]
+//! (servers, users with Leontief demands, weights, caps, placement), a
+//! [`Mechanism`] and [`Options`], and returns the allocation, checked
+//! against the mechanism's defining property by code independent of the
+//! solve (`verification`), in the instance's units. `leontief solve` on the
+//! command line is this call followed by [`to_json`].
+//!
+//! ```
+//! use leontief::{solve, Instance, Mechanism, Options};
+//!
+//! let instance = Instance::from_json_str(r#"{
+//!     "resources": ["cpu", "mem"],
+//!     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+//!     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+//! }"#)?;
+//! let a = solve(&instance, &"drfh".parse::<Mechanism>()?, &Options::default())?;
+//! assert_eq!(a.status, leontief::Status::Optimal);
+//! assert!((a.user_tasks[0] - 10.0).abs() < 1e-6 && (a.user_tasks[1] - 10.0).abs() < 1e-6);
+//! assert_eq!(a.verification.as_ref().unwrap()["ok"], true);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A solver status (optimal, infeasible, time limit, numerical failure)
+//! is never an error: it is the answer's `status`. `Err` means the call
+//! could not run: a bad parameter ([`Error::Parameter`], naming it), input
+//! this mechanism refuses ([`Error::Input`]), or a back end that failed
+//! ([`Error::Run`]).
+//!
+//! Also: [`sweep`] (one mechanism over a range of a parameter, against
+//! the DRFH and NFC references) and [`enumerate_bbf`] (every
+//! bottleneck-based fair allocation).
+
+mod bbf;
+mod conic;
+mod error;
+mod mechanism;
+mod options;
+mod output;
+mod plan;
+mod references;
+mod server_based;
+mod solve;
+mod sweep;
+mod verify;
+
+pub use bbf::{enumerate_bbf, merge_bbf, subset_backend, subsets, EnumerateOptions};
+pub use error::Error;
+pub use leontief_bbf::enumerate::Enumeration;
+pub use leontief_core::{Allocation, Instance, Status};
+pub use mechanism::{
+    parse_p, EgMethod, Fairness, Mechanism, OdeVariable, OnFull, ParamError, Params, PsdsfSelect,
+    VdsSchedule, NAMES,
+};
+pub use options::{Algorithm, Options, VerifyMode};
+pub use output::{to_json, Layout, SPARSE_FROM};
+pub use references::References;
+pub use sweep::{sweep, Sweep, SweepPoint, SweepSpec, Swept};
+
+/// The answer of [`solve`]: the allocation (tasks per user and server,
+/// status, metrics), the mechanism's details (levels and certificates,
+/// prices, bottlenecks, explanations) and the verification. Its serde form
+/// is the allocation JSON of docs/instance-format.md.
+pub type Solution = Allocation;
+
+/// Solve `mechanism` on `instance` and verify the answer as `options`
+/// say. Runs in normalised units (each resource scaled by a power of two
+/// so that its largest capacity lies in (0.5, 1]); the answer is in the
+/// instance's units.
+pub fn solve(
+    instance: &Instance,
+    mechanism: &Mechanism,
+    options: &Options,
+) -> Result<Solution, Error> {
+    let highs = options.backend()?;
+    let planned = plan::plan(mechanism, instance)?;
+    solve::solve_named(&highs, instance, mechanism, &planned, options.verify)
+}

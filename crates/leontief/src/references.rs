@@ -1,0 +1,43 @@
+//! Where an allocation sits between fairness and efficiency (Sec. V of
+//! 002): exact DRFH's smallest normalised dominant share and the NFC
+//! total on the same instance.
+
+use crate::error::{could_not_run, Error};
+use leontief_core::Instance;
+use leontief_drfh::{maxmin::MaxMinSettings, Mechanism};
+use leontief_highs::Highs;
+
+/// The references of Sec. V of 002 on one instance: exact DRFH's smallest
+/// normalised dominant share (DRF on one server) and the NFC total.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct References {
+    /// DRFH's smallest normalised dominant share.
+    pub fairness: f64,
+    /// The NFC optimum.
+    pub efficiency: f64,
+}
+
+impl References {
+    /// Solve DRFH and NFC once.
+    pub fn compute(highs: &Highs, instance: &Instance) -> Result<References, Error> {
+        let settings = MaxMinSettings::default();
+        let drfh = leontief_drfh::solve(highs, instance, &Mechanism::Drfh, &settings)
+            .map_err(|e| could_not_run(format!("reference DRFH: {e}")))?;
+        let nfc = leontief_drfh::solve(highs, instance, &Mechanism::Nfc, &settings)
+            .map_err(|e| could_not_run(format!("reference NFC: {e}")))?;
+        Ok(References {
+            fairness: drfh.metrics.min_normalised_share(),
+            efficiency: nfc.metrics.total_tasks,
+        })
+    }
+
+    /// 100 x (smallest normalised share) / DRFH's.
+    pub fn percent_fairness(&self, min_share: f64) -> f64 {
+        100.0 * min_share / self.fairness
+    }
+
+    /// 100 x (total tasks) / the NFC optimum.
+    pub fn percent_efficiency(&self, total: f64) -> f64 {
+        100.0 * total / self.efficiency
+    }
+}
