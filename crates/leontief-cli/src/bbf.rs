@@ -1,31 +1,12 @@
 //! The BBF commands: `enumerate-bbf`, `merge-bbf` and `repro bbf-table1`.
 
-use crate::{bad_input, load, Failure};
+use crate::args::{EnumerateArgs, Table1Args};
+use crate::failure::{bad_input, Failure};
+use crate::input::load;
 use anyhow::Context;
 use leontief_bbf::{enumerate, Pool};
 use serde_json::json;
 use std::path::PathBuf;
-
-/// `enumerate-bbf` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct EnumerateArgs {
-    /// Instance JSON.
-    pub instance: PathBuf,
-    /// Run the I-th of N disjoint slices of the subsets (0 <= I < N), e.g.
-    /// `--shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT` with a 0-based
-    /// array; merge the outputs with `leontief merge-bbf`.
-    #[arg(long)]
-    pub shard: Option<String>,
-    /// Skip the polytope dimensions (saves a few LPs per solution).
-    #[arg(long)]
-    pub no_dimension: bool,
-    /// Worker threads (default: all cores).
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Pretty-print the JSON.
-    #[arg(long)]
-    pub pretty: bool,
-}
 
 fn parse_shard(s: &str) -> Result<(u64, u64), Failure> {
     let bad = || bad_input(format!("--shard {s}: expected I/N with 0 <= I < N"));
@@ -124,20 +105,6 @@ pub fn merge_cmd(
         }
     })?;
     print(&merged, pretty)
-}
-
-/// `repro bbf-table1` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Table1Args {
-    /// Samples per m.
-    #[arg(long, default_value_t = 100)]
-    pub samples: usize,
-    /// Range of m, `a..b` inclusive.
-    #[arg(long, default_value = "4..9")]
-    pub m: String,
-    /// Seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
 }
 
 /// Table 1 of 003: mean number of BBF solutions, N = 5m, r ~ U[0,1].

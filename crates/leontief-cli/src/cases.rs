@@ -37,13 +37,13 @@ impl Case {
     }
 
     /// The `params` as mechanism parameters.
-    pub fn params(&self) -> crate::MechParams {
+    pub fn params(&self) -> crate::args::MechParams {
         let p = &self.expected["params"];
-        crate::MechParams {
+        crate::args::MechParams {
             k: p["k"].as_u64().map(|k| k as usize),
             on_full: match p["on_full"].as_str() {
-                Some("stop") => Some(crate::OnFullArg::Stop),
-                Some("skip") => Some(crate::OnFullArg::Skip),
+                Some("stop") => Some(crate::args::OnFullArg::Stop),
+                Some("skip") => Some(crate::args::OnFullArg::Skip),
                 _ => None,
             },
             slots: p["slots"].as_u64().map(|s| s as u32),
@@ -57,8 +57,8 @@ impl Case {
                 v => Some(v.to_string()),
             },
             by: match p["by"].as_str() {
-                Some("t") => Some(crate::ByArg::T),
-                Some("log-c") => Some(crate::ByArg::LogC),
+                Some("t") => Some(crate::args::ByArg::T),
+                Some("log-c") => Some(crate::args::ByArg::LogC),
                 _ => None,
             },
             trajectory: None,

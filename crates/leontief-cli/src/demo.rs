@@ -2,14 +2,14 @@
 //! every mechanism, as comparison tables.
 
 use crate::cases::{compare, load_cases};
-use crate::{backend, bad_input, mechanism, Failure};
+use crate::failure::{bad_input, Failure};
+use crate::input::mechanism;
 use leontief::Mechanism;
 use leontief_core::{generate, Instance};
 use std::path::Path;
 use std::time::Instant;
 
 pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
-    let highs = backend()?;
     let options = leontief::Options::default();
     let dir = datasets.join("paper-examples");
     let cases = load_cases(&dir).map_err(|e| bad_input(format!("{}: {e}", dir.display())))?;
@@ -154,7 +154,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         );
     }
     println!("(drf pools the cell into one server; drfh, kdf and nfc are exact over the 10 classes; naive-drf runs DRF inside each class.)");
-    simulations(&highs, &datasets.join("simulations"))?;
+    simulations(&datasets.join("simulations"))?;
     if fail > 0 {
         return Err(Failure {
             code: 1,
@@ -166,7 +166,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
 
 /// The bundled simulator configs (Fig. 4 of 000 and the Google-schema
 /// trace) under each scheduler.
-fn simulations(highs: &leontief_highs::Highs, dir: &Path) -> Result<(), Failure> {
+fn simulations(dir: &Path) -> Result<(), Failure> {
     use leontief_sim::sim::Scheduler;
     println!(
         "\n== Simulations ({}; leontief simulate CONFIG) ==",
@@ -191,14 +191,14 @@ fn simulations(highs: &leontief_highs::Highs, dir: &Path) -> Result<(), Failure>
         ),
     ];
     for (file, schedulers) in runs {
-        let args = crate::simulate::SimulateArgs::for_config(dir.join(file));
+        let args = crate::args::SimulateArgs::for_config(dir.join(file));
         let l = crate::simulate::load(&args)?;
         for s in schedulers {
             let settings = leontief_sim::sim::SimSettings {
                 scheduler: *s,
                 ..l.settings.clone()
             };
-            let r = crate::simulate::run_one(highs, &l, &settings, false)?;
+            let r = crate::simulate::run_one(&l, &settings, false)?;
             let jct: Vec<f64> = r.jobs.iter().filter_map(|j| j.completion_time).collect();
             let name = match s {
                 Scheduler::Slots { slots } => format!("slots ({slots})"),

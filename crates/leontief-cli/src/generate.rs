@@ -1,6 +1,6 @@
 //! `leontief generate`: a seeded instance as JSON.
 
-use crate::{bad_input, Failure};
+use crate::failure::{bad_input, Failure};
 use anyhow::Context;
 
 /// The command's arguments.

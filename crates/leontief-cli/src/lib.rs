@@ -10,7 +10,10 @@ pub mod args;
 pub mod bbf;
 pub mod cases;
 mod demo;
+mod failure;
+mod fig4;
 mod generate;
+mod input;
 pub mod plot;
 pub mod repro;
 pub mod simulate;
@@ -21,69 +24,10 @@ mod validate;
 pub use args::{AlgorithmArg, ByArg, MechParams, OnFullArg};
 use args::{Cli, Command, Repro};
 use clap::Parser;
-use leontief_core::{Instance, InstanceError};
-use std::path::PathBuf;
+pub use failure::Failure;
+pub use input::mechanism;
+use leontief_core::Instance;
 use std::process::ExitCode;
-
-/// A failure with its exit code.
-#[derive(Debug)]
-pub struct Failure {
-    /// Exit code: 2 bad input, 1 could not run.
-    pub code: u8,
-    /// What to print.
-    pub message: String,
-}
-
-pub(crate) fn bad_input(message: impl Into<String>) -> Failure {
-    Failure {
-        code: 2,
-        message: message.into(),
-    }
-}
-
-impl From<anyhow::Error> for Failure {
-    fn from(e: anyhow::Error) -> Self {
-        Failure {
-            code: 1,
-            message: format!("{e:#}"),
-        }
-    }
-}
-
-impl From<leontief::ParamError> for Failure {
-    fn from(e: leontief::ParamError) -> Self {
-        let mut message = e.render(true);
-        if matches!(e, leontief::ParamError::UnknownMechanism(_)) {
-            message = format!("{message}\n{}", args::MECHANISMS);
-        }
-        bad_input(message)
-    }
-}
-
-impl From<leontief::Error> for Failure {
-    fn from(e: leontief::Error) -> Self {
-        match e {
-            leontief::Error::Parameter(p) => p.into(),
-            leontief::Error::Input(m) => bad_input(m),
-            leontief::Error::Run(message) => Failure { code: 1, message },
-        }
-    }
-}
-
-pub(crate) fn load(path: &PathBuf) -> Result<Instance, Failure> {
-    Instance::from_path(path).map_err(|e| match e {
-        InstanceError::Io { .. } => bad_input(e.to_string()),
-        _ => bad_input(format!("{}: {e}", path.display())),
-    })
-}
-
-/// The mechanism named as on the command line, with its flags.
-pub fn mechanism(name: &str, params: &MechParams) -> Result<leontief::Mechanism, Failure> {
-    Ok(leontief::Mechanism::from_params(
-        name,
-        &params.to_params()?,
-    )?)
-}
 
 /// `leontief solve` without printing: the mechanism named as on the
 /// command line with its flags, solved and verified by
@@ -138,7 +82,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
-            Repro::SimFig4(args) => simulate::fig4_cmd(&args),
+            Repro::SimFig4(args) => fig4::cmd(&args),
             Repro::FdsContours(args) => repro::fds_contours(&args),
         },
         Command::Sweep { instance, args } => sweep::cmd(&instance, &args),
@@ -169,11 +113,4 @@ pub fn main_entry() -> ExitCode {
             ExitCode::from(f.code)
         }
     }
-}
-
-/// HiGHS with default settings, for the commands that call the mechanism
-/// crates directly (simulate, the reproductions).
-pub(crate) fn backend() -> Result<leontief_highs::Highs, Failure> {
-    leontief_highs::Highs::new(leontief_highs::HighsSettings::default())
-        .map_err(|e| bad_input(e.to_string()))
 }

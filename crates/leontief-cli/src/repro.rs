@@ -9,29 +9,10 @@
 //! n (m + 1) / (2m) and the second times nu (sqrt(m n / 3) + n) / 2 tend
 //! to 1 in probability as n grows.
 
-use crate::{bad_input, Failure};
+use crate::args::{ContoursArgs, Prop2Args};
+use crate::failure::{bad_input, Failure};
 use leontief_drfh::maxmin::progressive_filling;
 use rand::{Rng, SeedableRng};
-
-/// `repro fds-prop2` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct Prop2Args {
-    /// Numbers of users (comma-separated).
-    #[arg(long, default_value = "100,1000,10000,100000")]
-    pub n: String,
-    /// Numbers of resources (comma-separated).
-    #[arg(long, default_value = "2,3,5")]
-    pub m: String,
-    /// nu: requirements are U[0, nu C].
-    #[arg(long, default_value_t = 1.0)]
-    pub nu: f64,
-    /// Samples per (n, m).
-    #[arg(long, default_value_t = 20)]
-    pub samples: usize,
-    /// Seed.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-}
 
 fn list(flag: &str, s: &str) -> Result<Vec<usize>, Failure> {
     s.split(',')
@@ -109,35 +90,6 @@ pub fn fds_prop2(args: &Prop2Args) -> Result<(), Failure> {
     Ok(())
 }
 
-/// `repro fds-contours` arguments.
-#[derive(Debug, Clone, clap::Args)]
-pub struct ContoursArgs {
-    /// The instance (default: the Sec. V example of 002).
-    #[arg(long, default_value = "datasets/paper-examples/joewong-sec5-drf.json")]
-    pub instance: std::path::PathBuf,
-    /// fds or gfj.
-    #[arg(long, default_value = "fds")]
-    pub family: String,
-    /// The resource whose capacity expands (a name).
-    #[arg(long, default_value = "mem")]
-    pub resource: String,
-    /// Its capacities, comma-separated (default: 4 GB to 25 GB with 6 sqrt 3
-    /// and 11.25, the no-tradeoff points of Prop. 7 for FDS and GFJ).
-    #[arg(long, default_value = "4,6,8,10.392304845413264,11.25,15,20,25")]
-    pub capacities: String,
-    /// beta values: evenly spaced over (-5, 5), ends excluded.
-    #[arg(long, default_value_t = 40)]
-    pub betas: usize,
-    /// lambda values per beta, evenly spaced over the figure's range
-    /// ((0.01, 1.91) for beta < 0; (0.005, 0.955) x (1/beta - 2) for beta > 0).
-    #[arg(long, default_value_t = 12)]
-    pub lambdas: usize,
-    /// The CSV to write (capacity, beta, lambda, status, percent fairness,
-    /// percent efficiency); plot it with `leontief plot CSV --kind contours`.
-    #[arg(long)]
-    pub csv: std::path::PathBuf,
-}
-
 /// Figs. 15-16 of 002: the (fairness, efficiency) points attained by FDS or
 /// GFJ over a (beta, lambda) grid, one contour per capacity of a resource.
 /// Percent fairness is against DRF (exact DRFH, one server) and percent
@@ -152,7 +104,7 @@ pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
     if args.betas < 2 || args.lambdas < 1 {
         return Err(bad_input("--betas must be >= 2 and --lambdas >= 1"));
     }
-    let base = crate::load(&args.instance)?;
+    let base = crate::input::load(&args.instance)?;
     let r = base
         .resources()
         .iter()
@@ -180,7 +132,7 @@ pub fn fds_contours(args: &ContoursArgs) -> Result<(), Failure> {
                 args.capacities
             ))
         })?;
-    let highs = crate::backend()?;
+    let highs = crate::input::backend()?;
     let clarabel = leontief_clarabel::Clarabel::default();
     let mut out = std::fs::File::create(&args.csv)
         .map_err(|e| bad_input(format!("--csv {}: {e}", args.csv.display())))?;

@@ -1,6 +1,8 @@
 //! `leontief solve`: one mechanism on one instance, printed as JSON.
 
-use crate::{load, mechanism, Failure, MechParams};
+use crate::args::MechParams;
+use crate::failure::Failure;
+use crate::input::{load, mechanism};
 use std::path::PathBuf;
 
 /// The command's arguments, parsed.

@@ -2,7 +2,9 @@
 //! value (user tasks, percent fairness vs DRFH, percent efficiency vs NFC,
 //! leftover capacity and utilisation per resource).
 
-use crate::{bad_input, Failure, MechParams, OnFullArg};
+use crate::args::MechParams;
+use crate::args::SweepArgs;
+use crate::failure::{bad_input, Failure};
 use leontief::{SweepSpec, Swept};
 use leontief_core::Instance;
 use std::io::Write;
@@ -38,42 +40,6 @@ pub fn parse_values(flag: &str, spec: &str) -> Result<Vec<f64>, Failure> {
             .collect());
     }
     spec.split(',').map(num).collect()
-}
-
-/// What `sweep` takes besides the instance.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SweepArgs {
-    /// Mechanism name.
-    #[arg(long)]
-    pub mechanism: String,
-    /// beta values (fds, gfj, pnorm).
-    #[arg(long)]
-    pub beta: Option<String>,
-    /// alpha values (fds, gfj, pnorm: the alpha-fair line).
-    #[arg(long)]
-    pub alpha: Option<String>,
-    /// k values (kdf, kdf-online).
-    #[arg(long)]
-    pub k: Option<String>,
-    /// slots values (slots).
-    #[arg(long)]
-    pub slots: Option<String>,
-    /// With --beta: lambda = (1-beta)/beta (`alpha-fair`, default) or a
-    /// fixed value (`fixed:L`).
-    #[arg(long)]
-    pub lambda_rule: Option<String>,
-    /// pnorm: p.
-    #[arg(long)]
-    pub p: Option<String>,
-    /// kdf-online: stop or skip.
-    #[arg(long, value_enum)]
-    pub on_full: Option<OnFullArg>,
-    /// best-fit: the normalising resource.
-    #[arg(long)]
-    pub normaliser: Option<String>,
-    /// Output CSV.
-    #[arg(long)]
-    pub csv: std::path::PathBuf,
 }
 
 /// Run the sweep and write the CSV; returns the number of rows.

@@ -1,6 +1,7 @@
 //! `leontief validate`: check an instance and print what it holds.
 
-use crate::{load, Failure};
+use crate::failure::Failure;
+use crate::input::load;
 use anyhow::Context;
 use std::path::PathBuf;
 

@@ -41,6 +41,7 @@ mod output;
 mod plan;
 mod references;
 mod server_based;
+pub mod simulate;
 mod solve;
 mod sweep;
 mod verify;
