@@ -46,10 +46,13 @@ mod solve;
 mod sweep;
 mod verify;
 
-pub use bbf::{enumerate_bbf, merge_bbf, subset_backend, subsets, EnumerateOptions};
+pub use bbf::{
+    enumerate_bbf, merge_bbf, subset_backend, subsets, EnumerateOptions, AUTO_CONIC_SIZE,
+    CHECK_TOLERANCE,
+};
 pub use error::Error;
 pub use leontief_bbf::enumerate::Enumeration;
-pub use leontief_core::{Allocation, Instance, Status};
+pub use leontief_core::{generate, Allocation, Instance, Status};
 pub use mechanism::{
     parse_p, EgMethod, Fairness, Mechanism, OdeVariable, OnFull, ParamError, Params, PsdsfSelect,
     VdsSchedule, NAMES,

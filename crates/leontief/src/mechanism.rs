@@ -166,8 +166,8 @@ pub enum OnFull {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EgMethod {
-    /// conic up to [`AUTO_CONIC_SIZE`](crate::bbf::AUTO_CONIC_SIZE)
-    /// nonzero requests, dual above.
+    /// conic up to [`AUTO_CONIC_SIZE`](crate::AUTO_CONIC_SIZE) nonzero
+    /// requests, dual above.
     #[default]
     Auto,
     /// Exponential cones on Clarabel.
