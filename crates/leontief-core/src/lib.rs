@@ -13,6 +13,7 @@ pub mod generate;
 pub mod ids;
 pub mod instance;
 pub mod scaling;
+pub mod shares;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 

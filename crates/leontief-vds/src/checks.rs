@@ -1,97 +1,8 @@
-//! Checks of an allocation on several servers with placement (004), from
-//! the allocation alone: sharing incentive, envy, the Definition-2
-//! bottleneck, and separability of gamma on the eligibility graph.
+//! Separability of gamma on the eligibility graph (the checks of an
+//! allocation live in leontief-audit).
 
 use crate::Eligibility;
-use leontief_core::{Instance, ResourceId, ServerId};
-
-/// Sharing incentive under placement: x_n >= (w_n / sum w) sum_{i in E_n}
-/// gamma_{n,i}. Returns the worst relative shortfall (0 when it holds).
-pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
-    let wsum: f64 = instance.users().iter().map(|u| u.weight).sum();
-    instance
-        .user_ids()
-        .map(|n| {
-            let g: f64 = instance.server_ids().map(|i| instance.gamma(n, i)).sum();
-            let mut fair = instance.user(n).weight / wsum * g;
-            // A user capped below its fair share only needs its cap.
-            if let Some(t) = instance.user(n).tasks {
-                fair = fair.min(t);
-            }
-            if fair > 0.0 {
-                ((fair - x[n.0]) / fair).max(0.0)
-            } else {
-                0.0
-            }
-        })
-        .fold(0.0, f64::max)
-}
-
-/// Weighted envy under placement: the tasks n could run with m's bundles on
-/// the servers n may use, scaled by w_n / w_m, against x_n; the worst
-/// relative excess over all pairs (0 when the allocation is envy-free). A
-/// user at its cap envies nobody.
-pub fn envy(instance: &Instance, tasks: &[Vec<f64>]) -> f64 {
-    let users = instance.users();
-    let (nu, k) = (users.len(), instance.num_entries());
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
-    // Who holds tasks where: O(sum over eligible pairs of holders).
-    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); k];
-    for (m, row) in tasks.iter().enumerate() {
-        for (i, &v) in row.iter().enumerate() {
-            if v > 0.0 {
-                holders[i].push(m);
-            }
-        }
-    }
-    let mut with = vec![0.0; nu];
-    let mut worst = 0.0f64;
-    for n in instance.user_ids() {
-        if users[n.0].tasks.is_some_and(|t| x[n.0] >= t * (1.0 - 1e-9)) {
-            continue;
-        }
-        with.iter_mut().for_each(|v| *v = 0.0);
-        for i in instance.server_ids().filter(|&i| instance.can_run_on(n, i)) {
-            for &m in holders[i.0].iter().filter(|&&m| m != n.0) {
-                with[m] += users[n.0]
-                    .demand
-                    .iter()
-                    .zip(&users[m].demand)
-                    .filter(|(&dn, _)| dn > 0.0)
-                    .map(|(&dn, &dm)| tasks[m][i.0] * dm / dn)
-                    .fold(f64::INFINITY, f64::min);
-            }
-        }
-        for m in (0..nu).filter(|&m| m != n.0 && with[m] > 0.0) {
-            let w = with[m] * users[n.0].weight / users[m].weight;
-            worst = worst.max((w - x[n.0]) / w.max(x[n.0]).max(1e-300));
-        }
-    }
-    worst
-}
-
-/// A Definition-2 bottleneck: a resource rho with D_{n,rho} / c_{i,rho} >=
-/// D_{n,r} / c_{i,r} for every server entry i, resource r and user n
-/// eligible on i (gamma_{n,i} > 0). The first such resource, if any (with
-/// a relative tolerance of 1e-12 on the comparisons).
-pub fn bottleneck(instance: &Instance) -> Option<usize> {
-    let m = instance.num_resources();
-    let elig = Eligibility::new(instance);
-    let users = instance.users();
-    (0..m).find(|&rho| {
-        elig.on_server.iter().enumerate().all(|(i, list)| {
-            list.iter().all(|&(n, _)| {
-                let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
-                let d = &users[n].demand;
-                if d[rho] <= 0.0 {
-                    return false;
-                }
-                let mine = d[rho] / c(rho);
-                (0..m).all(|r| d[r] <= 0.0 || d[r] / c(r) <= mine * (1.0 + 1e-12))
-            })
-        })
-    })
-}
+use leontief_core::Instance;
 
 /// gamma_{n,i} = a_n b_i on every eligible pair.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,6 +67,7 @@ pub fn separable(instance: &Instance) -> Option<Separable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bottleneck;
 
     #[test]
     fn fig1_has_ram_as_bottleneck_and_its_variant_has_none() {

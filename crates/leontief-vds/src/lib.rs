@@ -24,8 +24,7 @@
 //! cone program of `leontief-fds`.)
 #![deny(missing_docs)]
 
-use leontief_core::{Instance, ResourceId, ServerId, UserId};
-use serde::Serialize;
+use leontief_core::Instance;
 
 mod checks;
 mod forest;
@@ -33,7 +32,11 @@ mod psdsf;
 mod select;
 mod vds;
 
-pub use checks::{bottleneck, envy, separable, sharing_incentive, Separable};
+pub use checks::{separable, Separable};
+pub use leontief_audit::placement::{
+    bottleneck, psdsf as certificate, sharing_incentive, PsdsfCheck as Certificate,
+    PsdsfUserCheck as UserCertificate,
+};
 pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
@@ -86,141 +89,6 @@ pub fn gamma(instance: &Instance) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
-}
-
-/// One user's worst Definition-4 check.
-#[derive(Debug, Clone, Serialize)]
-pub struct UserCertificate {
-    /// The server entry where the check is tightest (name).
-    pub server: Option<String>,
-    /// How far it fails there (0 when it holds on every eligible server):
-    /// relative excess of the largest competing s_{m,i}/w_m over
-    /// s_{n,i}/w_n on the best saturated resource, or 1 when no resource
-    /// the user needs is saturated on that server.
-    pub violation: f64,
-}
-
-/// The Definition-4 certificate of an allocation.
-#[derive(Debug, Clone, Serialize)]
-pub struct Certificate {
-    /// Tolerance on saturation and on share comparisons (relative).
-    pub tolerance: f64,
-    /// Per user.
-    pub users: Vec<UserCertificate>,
-    /// max over users.
-    pub worst_violation: f64,
-    /// The largest capacity or cap overrun (relative), and placement.
-    pub infeasibility: f64,
-    /// Both within the tolerance.
-    pub holds: bool,
-}
-
-/// The exact Definition-4 check: for every user n and eligible server i,
-/// some resource r with D_{n,r} > 0 is saturated on i and every other user
-/// m holding r on i has s_{m,i}/w_m <= s_{n,i}/w_n.
-pub fn certificate(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> Certificate {
-    let users = instance.users();
-    let (nu, m, k) = (
-        users.len(),
-        instance.num_resources(),
-        instance.num_entries(),
-    );
-    let g = gamma(instance);
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
-    let mut used = vec![vec![0.0; m]; k];
-    let mut infeasibility = 0.0f64;
-    for n in 0..nu {
-        for i in 0..k {
-            let v = tasks[n][i];
-            if v != 0.0 && !instance.can_run_on(UserId(n), ServerId(i)) {
-                infeasibility = infeasibility.max(v.abs());
-            }
-            infeasibility = infeasibility.max(-v);
-            for r in 0..m {
-                used[i][r] += v * users[n].demand[r];
-            }
-        }
-        if let Some(t) = users[n].tasks {
-            infeasibility = infeasibility.max((x[n] - t) / t.max(1e-300));
-        }
-    }
-    for i in 0..k {
-        for r in 0..m {
-            let c = instance.class_capacity(ServerId(i), ResourceId(r));
-            if used[i][r] > c {
-                infeasibility = infeasibility.max((used[i][r] - c) / c.max(1e-300));
-            }
-        }
-    }
-    let level = |n: usize, i: usize| x[n] / g[n][i] / users[n].weight;
-    // Per server and resource, the two largest levels among the users
-    // holding it (with who has the largest): O(E m) instead of comparing
-    // every pair.
-    let mut top: Vec<Vec<(f64, usize, f64)>> =
-        vec![vec![(f64::NEG_INFINITY, usize::MAX, f64::NEG_INFINITY); m]; k];
-    for n in 0..nu {
-        for i in (0..k).filter(|&i| tasks[n][i] > 0.0 && g[n][i] > 0.0) {
-            let l = level(n, i);
-            for r in (0..m).filter(|&r| users[n].demand[r] > 0.0) {
-                let t = &mut top[i][r];
-                if l > t.0 {
-                    *t = (l, n, t.0);
-                } else if l > t.2 {
-                    t.2 = l;
-                }
-            }
-        }
-    }
-    let out: Vec<UserCertificate> = (0..nu)
-        .map(|n| {
-            // A user at its cap cannot rise: it needs no saturated resource.
-            if users[n]
-                .tasks
-                .is_some_and(|t| x[n] >= t * (1.0 - tolerance))
-            {
-                return UserCertificate {
-                    server: None,
-                    violation: 0.0,
-                };
-            }
-            let mut worst: (f64, Option<usize>) = (0.0, None);
-            for i in (0..k).filter(|&i| g[n][i] > 0.0) {
-                let mine = level(n, i);
-                let best = (0..m)
-                    .filter(|&r| users[n].demand[r] > 0.0)
-                    .filter(|&r| {
-                        let c = instance.class_capacity(ServerId(i), ResourceId(r));
-                        used[i][r] >= c * (1.0 - tolerance)
-                    })
-                    .map(|r| {
-                        let (l1, who, l2) = top[i][r];
-                        let other = if who == n { l2 } else { l1 };
-                        if other.is_finite() {
-                            ((other - mine) / mine.max(1e-300)).max(0.0)
-                        } else {
-                            0.0
-                        }
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                let v = if best.is_finite() { best } else { 1.0 };
-                if v > worst.0 {
-                    worst = (v, Some(i));
-                }
-            }
-            UserCertificate {
-                server: worst.1.map(|i| instance.servers()[i].name.clone()),
-                violation: if worst.0 <= tolerance { 0.0 } else { worst.0 },
-            }
-        })
-        .collect();
-    let worst_violation = out.iter().fold(0.0f64, |a, u| a.max(u.violation));
-    Certificate {
-        tolerance,
-        holds: worst_violation <= tolerance && infeasibility <= tolerance,
-        users: out,
-        worst_violation,
-        infeasibility,
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use leontief_core::Instance;
 use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
 use leontief_highs::Highs;
 use leontief_vds::{
-    bottleneck, certificate, envy, max_tasks, psdsf, sharing_incentive, vds, VdsSettings,
+    bottleneck, certificate, max_tasks, psdsf, sharing_incentive, vds, VdsSettings,
 };
 use proptest::prelude::*;
 
@@ -394,4 +394,10 @@ fn the_exact_finish_keeps_capped_users_at_their_caps() {
         fired += usize::from(o.exact_finish);
     }
     assert!(fired >= 5, "the finish ended {fired} of 10 capped runs");
+}
+
+/// The worst relative envy under placement (leontief-audit's one envy
+/// check).
+fn envy(instance: &Instance, tasks: &[Vec<f64>]) -> f64 {
+    leontief_audit::envy(instance, tasks, true, &Default::default()).worst_relative
 }

@@ -240,8 +240,8 @@ pub(crate) fn verify(
     }
     let tol = leontief_audit::AuditTolerance::default();
     let feas = leontief_audit::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
-    let si = leontief_vds::sharing_incentive(instance, &a.user_tasks);
-    let envy = leontief_vds::envy(instance, &a.tasks);
+    let si = leontief_audit::placement::sharing_incentive(instance, &a.user_tasks);
+    let envy = leontief_audit::envy(instance, &a.tasks, true, &tol).worst_relative;
     let mut out = json!({
         "feasibility": feas,
         "sharing_incentive_shortfall": si,
@@ -250,7 +250,7 @@ pub(crate) fn verify(
     let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
     match mechanism {
         crate::plan::Mech::Psdsf { .. } => {
-            let c = leontief_vds::certificate(instance, &a.tasks, 1e-9);
+            let c = leontief_audit::placement::psdsf(instance, &a.tasks, 1e-9);
             ok &= c.holds;
             out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
             out["certificate"] = serde_json::to_value(c)?;

@@ -1,0 +1,201 @@
+//! Properties of allocations on several servers with placement (004),
+//! from the allocation alone: sharing incentive, the Definition-4 PS-DSF
+//! conditions, the Definition-2 bottleneck.
+
+use leontief_core::{Instance, ResourceId, ServerId, UserId};
+use serde::Serialize;
+
+/// Sharing incentive under placement: x_n >= (w_n / sum w) sum_{i in E_n}
+/// gamma_{n,i}. Returns the worst relative shortfall (0 when it holds).
+pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
+    let wsum: f64 = instance.users().iter().map(|u| u.weight).sum();
+    instance
+        .user_ids()
+        .map(|n| {
+            let g: f64 = instance.server_ids().map(|i| instance.gamma(n, i)).sum();
+            let mut fair = instance.user(n).weight / wsum * g;
+            // A user capped below its fair share only needs its cap.
+            if let Some(t) = instance.user(n).tasks {
+                fair = fair.min(t);
+            }
+            if fair > 0.0 {
+                ((fair - x[n.0]) / fair).max(0.0)
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// One user's worst Definition-4 check.
+#[derive(Debug, Clone, Serialize)]
+pub struct PsdsfUserCheck {
+    /// The server entry where the check is tightest (name).
+    pub server: Option<String>,
+    /// How far it fails there (0 when it holds on every eligible server):
+    /// relative excess of the largest competing s_{m,i}/w_m over
+    /// s_{n,i}/w_n on the best saturated resource, or 1 when no resource
+    /// the user needs is saturated on that server.
+    pub violation: f64,
+}
+
+/// The Definition-4 certificate of an allocation.
+#[derive(Debug, Clone, Serialize)]
+pub struct PsdsfCheck {
+    /// Tolerance on saturation and on share comparisons (relative).
+    pub tolerance: f64,
+    /// Per user.
+    pub users: Vec<PsdsfUserCheck>,
+    /// max over users.
+    pub worst_violation: f64,
+    /// The largest capacity or cap overrun (relative), and placement.
+    pub infeasibility: f64,
+    /// Both within the tolerance.
+    pub holds: bool,
+}
+
+/// The exact Definition-4 check: for every user n and eligible server i,
+/// some resource r with D_{n,r} > 0 is saturated on i and every other user
+/// m holding r on i has s_{m,i}/w_m <= s_{n,i}/w_n.
+pub fn psdsf(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> PsdsfCheck {
+    let users = instance.users();
+    let (nu, m, k) = (
+        users.len(),
+        instance.num_resources(),
+        instance.num_entries(),
+    );
+    let g: Vec<Vec<f64>> = instance
+        .user_ids()
+        .map(|n| {
+            instance
+                .server_ids()
+                .map(|i| instance.gamma(n, i))
+                .collect()
+        })
+        .collect();
+    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let mut used = vec![vec![0.0; m]; k];
+    let mut infeasibility = 0.0f64;
+    for n in 0..nu {
+        for i in 0..k {
+            let v = tasks[n][i];
+            if v != 0.0 && !instance.can_run_on(UserId(n), ServerId(i)) {
+                infeasibility = infeasibility.max(v.abs());
+            }
+            infeasibility = infeasibility.max(-v);
+            for r in 0..m {
+                used[i][r] += v * users[n].demand[r];
+            }
+        }
+        if let Some(t) = users[n].tasks {
+            infeasibility = infeasibility.max((x[n] - t) / t.max(1e-300));
+        }
+    }
+    for i in 0..k {
+        for r in 0..m {
+            let c = instance.class_capacity(ServerId(i), ResourceId(r));
+            if used[i][r] > c {
+                infeasibility = infeasibility.max((used[i][r] - c) / c.max(1e-300));
+            }
+        }
+    }
+    let level = |n: usize, i: usize| x[n] / g[n][i] / users[n].weight;
+    // Per server and resource, the two largest levels among the users
+    // holding it (with who has the largest): O(E m) instead of comparing
+    // every pair.
+    let mut top: Vec<Vec<(f64, usize, f64)>> =
+        vec![vec![(f64::NEG_INFINITY, usize::MAX, f64::NEG_INFINITY); m]; k];
+    for n in 0..nu {
+        for i in (0..k).filter(|&i| tasks[n][i] > 0.0 && g[n][i] > 0.0) {
+            let l = level(n, i);
+            for r in (0..m).filter(|&r| users[n].demand[r] > 0.0) {
+                let t = &mut top[i][r];
+                if l > t.0 {
+                    *t = (l, n, t.0);
+                } else if l > t.2 {
+                    t.2 = l;
+                }
+            }
+        }
+    }
+    let out: Vec<PsdsfUserCheck> = (0..nu)
+        .map(|n| {
+            // A user at its cap cannot rise: it needs no saturated resource.
+            if users[n]
+                .tasks
+                .is_some_and(|t| x[n] >= t * (1.0 - tolerance))
+            {
+                return PsdsfUserCheck {
+                    server: None,
+                    violation: 0.0,
+                };
+            }
+            let mut worst: (f64, Option<usize>) = (0.0, None);
+            for i in (0..k).filter(|&i| g[n][i] > 0.0) {
+                let mine = level(n, i);
+                let best = (0..m)
+                    .filter(|&r| users[n].demand[r] > 0.0)
+                    .filter(|&r| {
+                        let c = instance.class_capacity(ServerId(i), ResourceId(r));
+                        used[i][r] >= c * (1.0 - tolerance)
+                    })
+                    .map(|r| {
+                        let (l1, who, l2) = top[i][r];
+                        let other = if who == n { l2 } else { l1 };
+                        if other.is_finite() {
+                            ((other - mine) / mine.max(1e-300)).max(0.0)
+                        } else {
+                            0.0
+                        }
+                    })
+                    .fold(f64::INFINITY, f64::min);
+                let v = if best.is_finite() { best } else { 1.0 };
+                if v > worst.0 {
+                    worst = (v, Some(i));
+                }
+            }
+            PsdsfUserCheck {
+                server: worst.1.map(|i| instance.servers()[i].name.clone()),
+                violation: if worst.0 <= tolerance { 0.0 } else { worst.0 },
+            }
+        })
+        .collect();
+    let worst_violation = out.iter().fold(0.0f64, |a, u| a.max(u.violation));
+    PsdsfCheck {
+        tolerance,
+        holds: worst_violation <= tolerance && infeasibility <= tolerance,
+        users: out,
+        worst_violation,
+        infeasibility,
+    }
+}
+
+/// A Definition-2 bottleneck: a resource rho with D_{n,rho} / c_{i,rho} >=
+/// D_{n,r} / c_{i,r} for every server entry i, resource r and user n
+/// eligible on i (gamma_{n,i} > 0). The first such resource, if any (with
+/// a relative tolerance of 1e-12 on the comparisons).
+pub fn bottleneck(instance: &Instance) -> Option<usize> {
+    let m = instance.num_resources();
+    let users = instance.users();
+    (0..m).find(|&rho| {
+        instance.server_ids().all(|i| {
+            let i = i.0;
+            instance
+                .user_ids()
+                .filter(|&n| {
+                    let g = instance.gamma(n, ServerId(i));
+                    g > 0.0 && g.is_finite()
+                })
+                .all(|n| {
+                    let n = n.0;
+                    let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
+                    let d = &users[n].demand;
+                    if d[rho] <= 0.0 {
+                        return false;
+                    }
+                    let mine = d[rho] / c(rho);
+                    (0..m).all(|r| d[r] <= 0.0 || d[r] / c(r) <= mine * (1.0 + 1e-12))
+                })
+        })
+    })
+}
