@@ -22,6 +22,7 @@
 
 mod certificate;
 pub mod placement;
+pub mod verify;
 pub use certificate::{max_min_certificate, CertificateCheck};
 
 use leontief_core::{Instance, ResourceId, ServerId};

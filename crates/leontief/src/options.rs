@@ -2,23 +2,10 @@
 
 use crate::error::{bad_input, Error};
 use leontief_highs::{Highs, HighsSettings};
-use serde::{Deserialize, Serialize};
 
 pub use leontief_highs::Algorithm;
 
-/// When to run the LP-based check of the mechanism's defining property.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum VerifyMode {
-    /// By size: certificates always; the flat LP checks where they are
-    /// affordable (see the verification's `property` when they are not).
-    #[default]
-    Auto,
-    /// Every check at any size.
-    Always,
-    /// Feasibility only (the answer is then not marked verified).
-    Never,
-}
+pub use leontief_audit::verify::VerifyMode;
 
 /// Options of [`solve`](crate::solve) and the other entry points.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -2,27 +2,14 @@
 
 use crate::options::VerifyMode;
 use crate::plan::Mech;
+use leontief_audit::verify::{Property, Shares};
 use leontief_audit::{self as audit, AuditTolerance};
-use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
-use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma, Mechanism};
+use leontief_core::{Allocation, Instance};
+use leontief_drfh::Mechanism;
 use leontief_highs::Highs;
 use serde_json::{json, Value};
 
-const AUTO_LIMIT: usize = 2_000_000;
-
-/// Up to this many user-server pairs the flat LP checks run beside a
-/// valid max-min certificate (a cross-check); above, the certificate
-/// alone decides. The certificate is a complete proof (weak duality over
-/// every pair); the flat checks cost 0.36 s on the Google cell's 10,000
-/// pairs against 5 ms for the certificate, and seconds to minutes above.
-/// `--verify always` runs them at any size, and the tests cross-check the
-/// two on generated instances.
-const CROSS_CHECK_UP_TO: usize = 2_000;
-
-/// The verification of an allocation that has no solution.
-pub(crate) fn nothing_to_check(a: &Allocation) -> Value {
-    json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)})
-}
+pub(crate) use leontief_audit::verify::nothing_to_check;
 
 /// Check `a` against its mechanism's defining property.
 pub fn verify(
@@ -32,9 +19,28 @@ pub fn verify(
     a: &Allocation,
     mode: VerifyMode,
 ) -> anyhow::Result<Value> {
-    let mechanism = match mechanism {
-        Mech::Exact(m) => m,
-        Mech::Heuristic(_) => return Ok(verify_whole(instance, a)),
+    let property = match mechanism {
+        Mech::Exact(m) => match m {
+            Mechanism::Drf => Property::MaxMin {
+                shares: Shares::Dominant,
+                pooled: true,
+            },
+            Mechanism::Drfh => Property::MaxMin {
+                shares: Shares::Dominant,
+                pooled: false,
+            },
+            Mechanism::Kdf { k } => Property::MaxMin {
+                shares: Shares::KDominant(*k),
+                pooled: false,
+            },
+            Mechanism::Tsf => Property::MaxMin {
+                shares: Shares::TaskShare,
+                pooled: false,
+            },
+            Mechanism::NaiveDrf => Property::PerServerMaxMin,
+            Mechanism::Nfc => Property::MaxTasks,
+        },
+        Mech::Heuristic(_) => Property::WholeTasks,
         Mech::Bbf(_) => return crate::bbf::verify(backend, instance, a, mode),
         Mech::Psdsf { .. } | Mech::Vds { .. } => {
             return crate::server_based::verify(backend, instance, mechanism, a)
@@ -112,245 +118,7 @@ pub fn verify(
             });
         }
     };
-    let tol = AuditTolerance::default();
-    if !a.status.has_solution() {
-        return Ok(nothing_to_check(a));
-    }
-    let placement = !a.pooled;
-    // A pooled allocation (drf) is feasible on the pool, not per entry.
-    let feas = if a.pooled {
-        let single: Vec<Vec<f64>> = a.user_tasks.iter().map(|&x| vec![x]).collect();
-        audit::feasibility(&instance.pooled(), &a.user_tasks, &single, false, &tol)
-    } else {
-        audit::feasibility(instance, &a.user_tasks, &a.tasks, placement, &tol)
-    };
-    let size = instance.num_users() * instance.num_entries();
-    let run = match mode {
-        VerifyMode::Never => false,
-        VerifyMode::Always => true,
-        VerifyMode::Auto => size <= AUTO_LIMIT,
-    };
-    let mut out = json!({ "feasibility": feas });
-    let mut ok = feas.ok;
-    let max_min = matches!(
-        mechanism,
-        Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } | Mechanism::Tsf
-    );
-    if max_min && mode != VerifyMode::Never {
-        let (inst, sigma) = match mechanism {
-            Mechanism::Drf => {
-                let p = instance.pooled();
-                let s = dominant_sigma(&p);
-                (p, s)
-            }
-            Mechanism::Kdf { k } => (instance.clone(), kdf_sigma(instance, *k)),
-            Mechanism::Tsf => (instance.clone(), tsf_sigma(instance)),
-            _ => (instance.clone(), dominant_sigma(instance)),
-        };
-        // The dual certificate, in one pass per round (no LP).
-        let cert = match (&a.certificate, &a.frozen_round) {
-            (Some(c), Some(round)) if !a.pooled => Some(audit::max_min_certificate(
-                &inst,
-                &sigma,
-                &a.user_tasks,
-                round,
-                &c.rounds,
-                placement,
-                tol.feasibility,
-                tol.rise,
-            )),
-            _ => None,
-        };
-        let cert_ok = cert.as_ref().is_some_and(|c| c.ok);
-        // The flat LP checks: on small instances (they cross-check the
-        // certificate), when there is no valid certificate, or on demand.
-        let flat = match mode {
-            VerifyMode::Always => true,
-            _ => run && (!cert_ok || size <= CROSS_CHECK_UP_TO),
-        };
-        if let (Some(round), Some(_)) = (&a.frozen_round, &a.levels) {
-            let r = rounds_consistent(&inst, &sigma, &a.user_tasks, round);
-            ok &= r["ok"].as_bool().unwrap_or(false);
-            out["rounds"] = r;
-        }
-        out["property"] = json!("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger");
-        if let Some(c) = &cert {
-            out["certificate"] = serde_json::to_value(c)?;
-        }
-        if flat {
-            // A flat check whose own LP could not be solved (no witness,
-            // a failed status: its bounds infeasible by its tolerance) is
-            // no verdict; a valid certificate then decides.
-            let c = audit::max_min(backend, &inst, &sigma, &a.user_tasks, placement, &tol)?;
-            ok &= c.ok || (cert_ok && c.witness.is_none() && c.failed_status.is_some());
-            out["max_min"] = serde_json::to_value(&c)?;
-            let p = audit::pareto(backend, &inst, &a.user_tasks, placement, &tol)?;
-            ok &= p.ok || (cert_ok && p.failed_status.is_some());
-            out["pareto"] = serde_json::to_value(&p)?;
-        } else if cert_ok {
-            out["max_min"] = json!({"ok": true, "by": "certificate"});
-            out["pareto"] =
-                json!({"ok": true, "by": "implied by the certified lexicographic max-min"});
-        } else {
-            ok = false;
-            out["property"] = json!(format!(
-                "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always) and no valid certificate; only feasibility was checked"
-            ));
-            out["checked"] = json!("feasibility only");
-        }
-        out["ok"] = json!(ok);
-        return Ok(out);
-    }
-    if !run {
-        // Feasibility alone is not the mechanism's property: not verified.
-        ok = false;
-        out["property"] = json!(format!(
-            "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always); only feasibility was checked"
-        ));
-        out["checked"] = json!("feasibility only");
-    } else {
-        match mechanism {
-            Mechanism::Drf | Mechanism::Drfh | Mechanism::Kdf { .. } | Mechanism::Tsf => {
-                unreachable!("handled above")
-            }
-            Mechanism::NaiveDrf => {
-                let mut all = true;
-                let mut lps = 0;
-                let mut witness = Value::Null;
-                let mut got = vec![0.0; instance.num_users()];
-                for i in instance.server_ids() {
-                    let (sub, x) = server_subinstance(instance, a, i, &got);
-                    for n in instance.user_ids() {
-                        got[n.0] += a.tasks[n.0][i.0];
-                    }
-                    let Some(sub) = sub else { continue };
-                    let sigma = dominant_sigma(&sub);
-                    let c = audit::max_min(backend, &sub, &sigma, &x, false, &tol)?;
-                    lps += c.lps;
-                    if !c.ok && all {
-                        all = false;
-                        witness = json!({"server": instance.servers()[i.0].name, "check": c});
-                    }
-                }
-                ok &= all;
-                out["property"] =
-                    json!("DRF (max-min of per-server dominant shares) inside every server");
-                out["per_server_max_min"] = json!({"ok": all, "lps": lps, "witness": witness});
-            }
-            Mechanism::Nfc => {
-                let v = a.verification.clone().unwrap_or(Value::Null);
-                ok &= v["ok"].as_bool().unwrap_or(false);
-                out["property"] =
-                    json!("maximum total tasks (LP optimality, residuals recomputed)");
-                out["optimality"] = v;
-            }
-        }
-    }
-    out["ok"] = json!(ok);
-    Ok(out)
-}
-
-/// The claim behind the printed `frozen_round`: users that froze in the
-/// same round, below their caps, share one level. Levels are recomputed
-/// here from the task counts (sigma_n x_n / w_n) and compared relatively
-/// (1e-6), so the check means the same for weights 1e9 apart, where the
-/// LP-based check above cannot see a user whose share is below its
-/// tolerance.
-fn rounds_consistent(instance: &Instance, sigma: &[f64], x: &[f64], round: &[usize]) -> Value {
-    const TIE: f64 = 1e-6;
-    let users = instance.users();
-    let level = |n: usize| sigma[n] * x[n] / users[n].weight;
-    let capped = |n: usize| users[n].tasks.is_some_and(|t| x[n] >= t * (1.0 - 1e-7));
-    let rounds = round.iter().copied().max().unwrap_or(0);
-    let mut worst: Option<(String, String, f64)> = None;
-    let mut worst_spread = 0.0;
-    for r in 1..=rounds {
-        let members: Vec<usize> = (0..users.len())
-            .filter(|&n| round[n] == r && !capped(n))
-            .collect();
-        let Some(&lo) = members
-            .iter()
-            .min_by(|&&a, &&b| level(a).total_cmp(&level(b)))
-        else {
-            continue;
-        };
-        let hi = *members
-            .iter()
-            .max_by(|&&a, &&b| level(a).total_cmp(&level(b)))
-            .expect("non-empty");
-        let spread = (level(hi) - level(lo)) / level(hi).max(f64::MIN_POSITIVE);
-        if spread > TIE && spread > worst_spread {
-            worst_spread = spread;
-            worst = Some((users[lo].name.clone(), users[hi].name.clone(), spread));
-        }
-    }
-    json!({
-        "property": "users frozen in the same round below their caps share one level (recomputed from the tasks, relative 1e-6)",
-        "ok": worst.is_none(),
-        "worst": worst.map(|(a, b, s)| json!({"lowest": a, "highest": b, "relative_spread": s})),
-    })
-}
-
-/// Server entry `i` alone, with the users that may run there and their caps
-/// reduced by what they got on earlier entries; and their tasks on it.
-fn server_subinstance(
-    instance: &Instance,
-    a: &Allocation,
-    i: ServerId,
-    got: &[f64],
-) -> (Option<Instance>, Vec<f64>) {
-    let raw = instance.to_raw();
-    let mut users = Vec::new();
-    let mut x = Vec::new();
-    for n in instance.user_ids() {
-        let remaining = instance.user(n).tasks.map(|t| t - got[n.0]);
-        if !instance.can_run_on(n, i) || remaining.is_some_and(|r| r <= 1e-12) {
-            continue;
-        }
-        let mut u = raw.users[n.0].clone();
-        u.servers = None;
-        u.tasks = remaining;
-        users.push(u);
-        x.push(a.tasks[n.0][i.0]);
-    }
-    if users.is_empty() {
-        return (None, x);
-    }
-    let sub = RawInstance {
-        name: None,
-        description: None,
-        resources: raw.resources.clone(),
-        servers: vec![RawServer {
-            name: instance.servers()[i.0].name.clone(),
-            capacity: instance.class_capacities(i).to_vec(),
-            count: None,
-        }],
-        users,
-    };
-    (Instance::new(sub).ok(), x)
-}
-
-/// Heuristics: feasible, placement and caps honoured, whole tasks.
-fn verify_whole(instance: &Instance, a: &Allocation) -> Value {
-    let tol = AuditTolerance::default();
-    let feas = audit::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
-    let fractional: Vec<String> = a
-        .tasks
-        .iter()
-        .enumerate()
-        .flat_map(|(n, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, x)| x.fract() != 0.0)
-                .map(move |(i, x)| format!("tasks[{n}][{i}] = {x}"))
-        })
-        .take(10)
-        .collect();
-    json!({
-        "property": "whole tasks, feasible on every server, placement and caps honoured",
-        "feasibility": feas,
-        "whole_tasks": fractional.is_empty(),
-        "fractional": fractional,
-        "ok": feas.ok && fractional.is_empty(),
-    })
+    Ok(audit::verify::verify(
+        backend, instance, &property, a, mode,
+    )?)
 }
