@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod certificate;
+pub mod equilibrium;
 pub mod placement;
 pub mod verify;
 pub use certificate::{max_min_certificate, CertificateCheck};

@@ -35,7 +35,7 @@ pub enum Shares {
 }
 
 /// The property an allocation is checked against.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Property {
     /// Weighted lexicographic max-min of `shares` (on the pooled servers
     /// when `pooled`: DRF), with its certificate where printed.
@@ -51,6 +51,15 @@ pub enum Property {
     MaxTasks,
     /// Whole tasks, feasible, placement and caps honoured (heuristics).
     WholeTasks,
+    /// PS-DSF (004): Definition 4, sharing incentive, envy-freeness, and
+    /// the weighted max-min where a Definition-2 bottleneck exists.
+    Psdsf,
+    /// alphaPF-VDS (004) at alpha > 1: the equilibrium from the printed
+    /// server prices, and as for PS-DSF.
+    Vds {
+        /// alpha.
+        alpha: f64,
+    },
 }
 
 /// Why a check could not be made.
@@ -89,8 +98,12 @@ pub fn verify<B: LpBackend>(
     a: &Allocation,
     mode: VerifyMode,
 ) -> Result<Value, VerifyError> {
-    if *property == Property::WholeTasks {
-        return Ok(verify_whole(instance, a));
+    match property {
+        Property::WholeTasks => return Ok(verify_whole(instance, a)),
+        Property::Psdsf | Property::Vds { .. } => {
+            return server_based(backend, instance, property, a)
+        }
+        _ => {}
     }
     let tol = AuditTolerance::default();
     if !a.status.has_solution() {
@@ -186,7 +199,10 @@ pub fn verify<B: LpBackend>(
         out["checked"] = json!("feasibility only");
     } else {
         match property {
-            Property::MaxMin { .. } | Property::WholeTasks => unreachable!("handled above"),
+            Property::MaxMin { .. }
+            | Property::WholeTasks
+            | Property::Psdsf
+            | Property::Vds { .. } => unreachable!("handled above"),
             Property::PerServerMaxMin => {
                 let mut all = true;
                 let mut lps = 0;
@@ -327,4 +343,79 @@ fn verify_whole(instance: &Instance, a: &Allocation) -> Value {
         "fractional": fractional,
         "ok": feas.ok && fractional.is_empty(),
     })
+}
+
+/// The verification of a psdsf or vds (alpha > 1) output.
+fn server_based<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    property: &Property,
+    a: &Allocation,
+) -> Result<Value, VerifyError> {
+    if !a.status.has_solution() {
+        return Ok(nothing_to_check(a));
+    }
+    let tol = AuditTolerance::default();
+    let feas = crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
+    let si = crate::placement::sharing_incentive(instance, &a.user_tasks);
+    let envy = crate::envy(instance, &a.tasks, true, &tol).worst_relative;
+    let mut out = json!({
+        "feasibility": feas,
+        "sharing_incentive_shortfall": si,
+        "envy": envy,
+    });
+    let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
+    match property {
+        Property::Psdsf => {
+            let c = crate::placement::psdsf(instance, &a.tasks, 1e-9);
+            ok &= c.holds;
+            out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
+            out["certificate"] = serde_json::to_value(c)?;
+        }
+        Property::Vds { alpha } => {
+            let Some(g) = a.gap.as_ref() else {
+                return Ok(json!({"ok": false, "reason": "vds output without its prices"}));
+            };
+            let prices: Vec<Vec<f64>> = serde_json::from_value(g["server_prices"].clone())?;
+            let ell: Vec<f64> = serde_json::from_value(g["server_log_price_scale"].clone())?;
+            let c = crate::equilibrium::vds_certificate(
+                instance, *alpha, &a.tasks, &prices, &ell, 1e-9,
+            );
+            ok &= c.holds;
+            out["property"] = json!("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement");
+            out["certificate"] = serde_json::to_value(c)?;
+        }
+        _ => unreachable!("server_based on another property"),
+    }
+    // Definition-2 bottleneck: the weighted max-min of x_n D_(n,rho). The
+    // equivalence is for unbounded demands: with task caps PS-DSF lets a
+    // capped user hold a contested server it could leave (its virtual
+    // dominant share there stays below the others'), so the max-min is no
+    // longer the answer (found by the mutation test: 13% apart, both
+    // right), and the check is not applied.
+    let capped = instance.users().iter().any(|u| u.tasks.is_some());
+    if capped && crate::placement::bottleneck(instance).is_some() {
+        out["bottleneck"] = json!({
+            "not_applied": "task caps: the Definition-2 equivalence with the weighted max-min holds for unbounded demands only",
+        });
+    }
+    if let Some(rho) = crate::placement::bottleneck(instance).filter(|_| !capped) {
+        // Checked by the max-min LPs of this crate on sigma_n = D_(n,rho) /
+        // C_rho (dominant-share units, so the rise tolerance means the same).
+        let cap = instance.total_capacity()[rho].max(f64::MIN_POSITIVE);
+        let sigma: Vec<f64> = instance
+            .users()
+            .iter()
+            .map(|u| u.demand[rho] / cap)
+            .collect();
+        let c = crate::max_min(backend, instance, &sigma, &a.user_tasks, true, &tol)?;
+        ok &= c.ok;
+        out["bottleneck"] = json!({
+            "resource": instance.resources()[rho],
+            "definition": "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user; PS-DSF is then the weighted max-min of x_n D_(n,rho)",
+            "weighted_max_min": c,
+        });
+    }
+    out["ok"] = json!(ok);
+    Ok(out)
 }

@@ -6,7 +6,6 @@
 //! operator on HiGHS).
 
 use crate::error::{bad_input, could_not_run, Error};
-use anyhow::Context;
 use leontief_core::{Allocation, Instance, Status};
 use leontief_highs::Highs;
 use serde_json::{json, Value};
@@ -226,83 +225,4 @@ fn equilibrium_block(
         "server_log_price_scale": log_scale,
         "prices_note": "per server entry, per unit of each resource, in the server's scaled units: the utility's prices are e^scale times these",
     })
-}
-
-/// The verification of a psdsf or vds (alpha > 1) output.
-pub(crate) fn verify(
-    highs: &Highs,
-    instance: &Instance,
-    mechanism: &crate::plan::Mech,
-    a: &Allocation,
-) -> anyhow::Result<Value> {
-    if !a.status.has_solution() {
-        return Ok(crate::verify::nothing_to_check(a));
-    }
-    let tol = leontief_audit::AuditTolerance::default();
-    let feas = leontief_audit::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
-    let si = leontief_audit::placement::sharing_incentive(instance, &a.user_tasks);
-    let envy = leontief_audit::envy(instance, &a.tasks, true, &tol).worst_relative;
-    let mut out = json!({
-        "feasibility": feas,
-        "sharing_incentive_shortfall": si,
-        "envy": envy,
-    });
-    let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
-    match mechanism {
-        crate::plan::Mech::Psdsf { .. } => {
-            let c = leontief_audit::placement::psdsf(instance, &a.tasks, 1e-9);
-            ok &= c.holds;
-            out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
-            out["certificate"] = serde_json::to_value(c)?;
-        }
-        crate::plan::Mech::Vds { alpha, .. } => {
-            let g = a.gap.as_ref().context("vds output without its prices")?;
-            let prices: Vec<Vec<f64>> = serde_json::from_value(g["server_prices"].clone())?;
-            let ell: Vec<f64> = serde_json::from_value(g["server_log_price_scale"].clone())?;
-            let c = leontief_vds::vds_certificate(instance, *alpha, &a.tasks, &prices, &ell, 1e-9);
-            ok &= c.holds;
-            out["property"] = json!("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement");
-            out["certificate"] = serde_json::to_value(c)?;
-        }
-        _ => unreachable!("server_based::verify on another mechanism"),
-    }
-    // Definition-2 bottleneck: the weighted max-min of x_n D_(n,rho). The
-    // equivalence is for unbounded demands: with task caps PS-DSF lets a
-    // capped user hold a contested server it could leave (its virtual
-    // dominant share there stays below the others'), so the max-min is no
-    // longer the answer (found by the mutation test: 13% apart, both
-    // right), and the check is not applied.
-    let capped = instance.users().iter().any(|u| u.tasks.is_some());
-    if capped && leontief_vds::bottleneck(instance).is_some() {
-        out["bottleneck"] = json!({
-            "not_applied": "task caps: the Definition-2 equivalence with the weighted max-min holds for unbounded demands only",
-        });
-    }
-    if let Some(rho) = leontief_vds::bottleneck(instance).filter(|_| !capped) {
-        let sigma: Vec<f64> = instance.users().iter().map(|u| u.demand[rho]).collect();
-        let mm = leontief_drfh::maxmin::lex_max_min(
-            highs,
-            instance,
-            &sigma,
-            true,
-            &leontief_drfh::maxmin::MaxMinSettings::default(),
-        )?;
-        if mm.status == Status::Optimal {
-            let want: Vec<f64> = mm.tasks.iter().map(|r| r.iter().sum()).collect();
-            let dev = want
-                .iter()
-                .zip(&a.user_tasks)
-                .map(|(w, x)| (w - x).abs() / w.max(1.0))
-                .fold(0.0, f64::max);
-            ok &= dev <= 1e-6;
-            out["bottleneck"] = json!({
-                "resource": instance.resources()[rho],
-                "definition": "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user",
-                "weighted_max_min_tasks": want,
-                "largest_relative_deviation": dev,
-            });
-        }
-    }
-    out["ok"] = json!(ok);
-    Ok(out)
 }

@@ -42,9 +42,8 @@ pub fn verify(
         },
         Mech::Heuristic(_) => Property::WholeTasks,
         Mech::Bbf(_) => return crate::bbf::verify(backend, instance, a, mode),
-        Mech::Psdsf { .. } | Mech::Vds { .. } => {
-            return crate::server_based::verify(backend, instance, mechanism, a)
-        }
+        Mech::Psdsf { .. } => Property::Psdsf,
+        Mech::Vds { alpha, .. } => Property::Vds { alpha: *alpha },
         Mech::Conic {
             family,
             beta,
