@@ -20,8 +20,10 @@
 //!   bundle, scaled by the weights (no LP).
 #![deny(missing_docs)]
 
+pub mod bbf;
 mod certificate;
 pub mod equilibrium;
+pub mod first_order;
 pub mod placement;
 pub mod verify;
 pub use certificate::{max_min_certificate, CertificateCheck};

@@ -3,6 +3,7 @@
 //! mechanism that made it, from the allocation and the instance alone.
 
 use crate::AuditTolerance;
+use leontief_core::fairness::Family;
 use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
 use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
 use leontief_model::{BackendError, LpBackend};
@@ -60,6 +61,38 @@ pub enum Property {
         /// alpha.
         alpha: f64,
     },
+    /// First-order optimality of a concave merit (FDS, GFJ, p-norm,
+    /// alpha-fair): the Frank-Wolfe gap; and Pareto optimality when the
+    /// merit increases in every share (`pareto`: off region N of 002).
+    FirstOrder {
+        /// The merit.
+        merit: Merit,
+        /// Check Pareto optimality too.
+        pareto: bool,
+    },
+    /// Bottleneck-based fairness (003): condition (2) on the pooled model,
+    /// the duality gap of printed prices, the Eisenberg-Gale Frank-Wolfe
+    /// gap (`ode`: the trajectory's looser tolerances).
+    Bbf {
+        /// Reached by the ODE trajectory.
+        ode: bool,
+    },
+}
+
+/// A merit of the fairness-efficiency family (002).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Merit {
+    /// f_{beta,lambda} on the family's shares (beta = 1: the sum S).
+    Family {
+        /// FDS, GFJ or p-norm.
+        family: Family,
+        /// beta.
+        beta: f64,
+        /// lambda.
+        lambda: f64,
+    },
+    /// sum_n w_n log x_n (alpha = 1, proportional fairness).
+    Log,
 }
 
 /// Why a check could not be made.
@@ -103,6 +136,10 @@ pub fn verify<B: LpBackend>(
         Property::Psdsf | Property::Vds { .. } => {
             return server_based(backend, instance, property, a)
         }
+        Property::FirstOrder { merit, pareto } => {
+            return first_order(backend, instance, merit, *pareto, a)
+        }
+        Property::Bbf { ode } => return bbf(backend, instance, *ode, a, mode),
         _ => {}
     }
     let tol = AuditTolerance::default();
@@ -202,7 +239,9 @@ pub fn verify<B: LpBackend>(
             Property::MaxMin { .. }
             | Property::WholeTasks
             | Property::Psdsf
-            | Property::Vds { .. } => unreachable!("handled above"),
+            | Property::Vds { .. }
+            | Property::FirstOrder { .. }
+            | Property::Bbf { .. } => unreachable!("handled above"),
             Property::PerServerMaxMin => {
                 let mut all = true;
                 let mut lps = 0;
@@ -415,6 +454,139 @@ fn server_based<B: LpBackend>(
             "definition": "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user; PS-DSF is then the weighted max-min of x_n D_(n,rho)",
             "weighted_max_min": c,
         });
+    }
+    out["ok"] = json!(ok);
+    Ok(out)
+}
+
+/// The verification of an FDS, GFJ, p-norm or alpha-fair output.
+fn first_order<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    merit: &Merit,
+    check_pareto: bool,
+    a: &Allocation,
+) -> Result<Value, VerifyError> {
+    if !a.status.has_solution() {
+        return Ok(nothing_to_check(a));
+    }
+    let tol = AuditTolerance::default();
+    let feas = crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
+    let gap = match *merit {
+        Merit::Log => crate::first_order::frank_wolfe_gap_log(backend, instance, &a.user_tasks),
+        Merit::Family {
+            family,
+            beta,
+            lambda,
+        } => crate::first_order::frank_wolfe_gap(
+            backend,
+            instance,
+            family,
+            &a.user_tasks,
+            beta,
+            lambda,
+        ),
+    };
+    let property = "first-order optimality: Frank-Wolfe gap max_{x' feasible} grad M(x).(x'-x), relative to max(|M|, grad M(x).x) (an LP on HiGHS from the output alone); Pareto optimality off region N";
+    // An LP that sees a light user the objective-relative gap cannot
+    // (weights 1e6 apart).
+    let pareto = if check_pareto {
+        Some(crate::pareto(backend, instance, &a.user_tasks, true, &tol)?)
+    } else {
+        None
+    };
+    let pareto_ok = pareto.as_ref().is_none_or(|p| p.ok);
+    Ok(match gap {
+        Ok(gap) => json!({
+            "property": property,
+            "feasibility": feas,
+            "frank_wolfe_gap": gap,
+            "pareto": pareto,
+            "ok": feas.ok && gap <= 1e-6 && pareto_ok,
+        }),
+        // The check could not be made: not verified, and why.
+        Err(e) => json!({
+            "property": property,
+            "feasibility": feas,
+            "frank_wolfe_gap": null,
+            "reason": format!("not checked: {e}"),
+            "ok": false,
+        }),
+    })
+}
+
+/// The independent check of a BBF answer: condition (2) on the pooled
+/// fractions; the duality gap of the printed (x, prices), recomputed here
+/// from the instance (an upper bound g(p) on the Eisenberg-Gale optimum
+/// minus the objective at x); and, when small enough or asked for, the
+/// Frank-Wolfe gap of sum e_n log x_n by an LP on HiGHS.
+fn bbf<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    ode: bool,
+    a: &Allocation,
+    mode: VerifyMode,
+) -> Result<Value, VerifyError> {
+    if !a.status.has_solution() {
+        return Ok(nothing_to_check(a));
+    }
+    let Some(pool) = crate::bbf::Pooled::new(instance) else {
+        return Ok(
+            json!({"ok": false, "reason": "a user demands a resource no server has: no BBF allocation exists"}),
+        );
+    };
+    let x: Vec<f64> = a
+        .user_tasks
+        .iter()
+        .zip(&pool.unit)
+        .map(|(t, u)| t / u)
+        .collect();
+    let tol = if ode { 1e-6 } else { 1e-9 };
+    let c = crate::bbf::condition2(&pool.resources, &pool.r, &pool.e, &pool.ub, &x, tol);
+    let mut ok = c.holds;
+    let mut out = json!({
+        "property": "condition (2) of BBF (every user has x_n = 1 or holds at least its entitlement of a bottleneck), and Eisenberg-Gale optimality",
+        "bbf": c,
+    });
+    // The duality gap from the printed prices (bbf-eg prints them).
+    if let Some(prices) = a.bbf.as_ref().and_then(|b| b["prices"].as_object()) {
+        let p: Vec<f64> = pool
+            .resources
+            .iter()
+            .map(|r| {
+                prices
+                    .get(r)
+                    .and_then(Value::as_f64)
+                    .unwrap_or(0.0)
+                    .max(0.0)
+            })
+            .collect();
+        let gap = crate::bbf::duality_gap(instance, &a.user_tasks, &p);
+        ok &= gap <= 1e-9;
+        out["duality_gap"] = json!(gap);
+    }
+    let size = pool.e.len() * pool.resources.len();
+    let run_lp = match mode {
+        VerifyMode::Always => true,
+        VerifyMode::Never => false,
+        VerifyMode::Auto => size <= 200_000,
+    };
+    if run_lp {
+        match crate::first_order::frank_wolfe_gap_log(backend, &instance.pooled(), &a.user_tasks) {
+            Ok(fw) => {
+                ok &= fw <= if ode { 1e-5 } else { 1e-8 };
+                out["frank_wolfe_gap"] = json!(fw);
+            }
+            // The check could not be made: not verified, and why.
+            Err(e) => {
+                ok = false;
+                out["frank_wolfe_gap"] = json!(format!("not checked: {e}"));
+            }
+        }
+    } else {
+        out["frank_wolfe_gap"] = json!(format!(
+            "not run: {size} user-resource pairs (auto runs the LP up to 200,000; use --verify always)"
+        ));
     }
     out["ok"] = json!(ok);
     Ok(out)

@@ -23,7 +23,6 @@ pub mod enumerate;
 pub mod ode;
 
 use leontief_core::Instance;
-use serde::Serialize;
 
 /// The instance cannot be posed as a BBF problem (bad input for BBF).
 #[derive(Debug, thiserror::Error)]
@@ -238,80 +237,13 @@ impl Pool {
     }
 }
 
-/// The BBF test on one user.
-#[derive(Debug, Clone, Serialize)]
-pub struct UserCheck {
-    /// x_n >= 1 - tolerance for a capped user (the first disjunct).
-    pub full: bool,
-    /// The bottleneck j maximising x_n r_{n,j} (the second disjunct's
-    /// witness), if any bottleneck is requested by the user.
-    pub witness: Option<String>,
-    /// x_n r_{n,witness} - e_n (>= 0 when the second disjunct holds).
-    pub margin: f64,
-    /// How far condition (2) fails for this user (0 when it holds).
-    pub violation: f64,
-}
-
-/// The BBF test (condition (2)) of an allocation.
-#[derive(Debug, Clone, Serialize)]
-pub struct BbfCheck {
-    /// Tolerance: j is a bottleneck when its load is >= 1 - tolerance.
-    pub tolerance: f64,
-    /// J(x), the bottleneck set (resource names).
-    pub bottlenecks: Vec<String>,
-    /// J(x) as indices.
-    #[serde(skip)]
-    pub bottleneck_ids: Vec<usize>,
-    /// Loads sum_n x_n r_{n,j}.
-    pub loads: Vec<f64>,
-    /// Per user.
-    pub users: Vec<UserCheck>,
-    /// max_n violation_n.
-    pub worst_violation: f64,
-    /// max_j (load_j - 1)^+ and max_n (x_n - ub_n)^+ and max_n (-x_n)^+:
-    /// how far the allocation is from feasible.
-    pub infeasibility: f64,
-    /// Both within the tolerance.
-    pub holds: bool,
-}
+pub use leontief_audit::bbf::{BbfCheck, UserCheck};
 
 /// Run the BBF test on fractions `x` (x_n in units of the pool: the
-/// fraction granted for capped users, tasks otherwise).
+/// fraction granted for capped users, tasks otherwise): condition (2), by
+/// leontief-audit.
 pub fn check(pool: &Pool, x: &[f64], tolerance: f64) -> BbfCheck {
-    let loads = pool.loads(x);
-    let jset: Vec<usize> = (0..pool.num_resources())
-        .filter(|&j| loads[j] >= 1.0 - tolerance)
-        .collect();
-    let mut infeasibility = loads.iter().fold(0.0f64, |a, &l| a.max(l - 1.0));
-    let users: Vec<UserCheck> = (0..pool.num_users())
-        .map(|n| {
-            infeasibility = infeasibility.max(x[n] - pool.ub[n]).max(-x[n]);
-            let full = pool.ub[n].is_finite() && x[n] >= pool.ub[n] - tolerance;
-            let best = jset
-                .iter()
-                .filter(|&&j| pool.req(n, j) > 0.0)
-                .map(|&j| (j, x[n] * pool.req(n, j)))
-                .max_by(|a, b| a.1.total_cmp(&b.1));
-            let margin = best.map_or(-pool.e[n], |(_, v)| v - pool.e[n]);
-            UserCheck {
-                full,
-                witness: best.map(|(j, _)| pool.resources[j].clone()),
-                margin,
-                violation: if full { 0.0 } else { (-margin).max(0.0) },
-            }
-        })
-        .collect();
-    let worst_violation = users.iter().fold(0.0f64, |a, u| a.max(u.violation));
-    BbfCheck {
-        tolerance,
-        bottlenecks: jset.iter().map(|&j| pool.resources[j].clone()).collect(),
-        bottleneck_ids: jset,
-        loads,
-        holds: worst_violation <= tolerance && infeasibility <= tolerance,
-        users,
-        worst_violation,
-        infeasibility,
-    }
+    leontief_audit::bbf::condition2(&pool.resources, &pool.r, &pool.e, &pool.ub, x, tolerance)
 }
 
 #[cfg(test)]

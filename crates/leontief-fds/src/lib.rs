@@ -30,33 +30,13 @@
 
 pub mod region_n;
 
+pub use leontief_audit::first_order::{frank_wolfe_gap, frank_wolfe_gap_log};
+pub use leontief_core::fairness::{gradient, merit, omega, Family};
 use leontief_core::{Allocation, Instance, ResourceId, ServerId};
 use leontief_model::{BackendError, ConeKind, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
-
-/// Which share the family uses.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Family {
-    /// Dominant shares: omega_n = mu_n.
-    Fds,
-    /// Tasks: omega_n = 1.
-    Gfj,
-    /// omega_n = ||gamma_n||_p (p >= 1, or infinity).
-    PNorm(f64),
-}
-
-impl Family {
-    /// The command-line name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Family::Fds => "fds",
-            Family::Gfj => "gfj",
-            Family::PNorm(_) => "pnorm",
-        }
-    }
-}
 
 /// Where (beta, lambda) lies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -138,40 +118,6 @@ pub enum Classified {
     Trivial,
     /// A region.
     Region(Region),
-}
-
-/// omega_n for each user.
-pub fn omega(instance: &Instance, family: Family) -> Vec<f64> {
-    let cap = instance.total_capacity();
-    instance
-        .user_ids()
-        .map(|n| match family {
-            Family::Fds => instance.mu(n),
-            Family::Gfj => 1.0,
-            Family::PNorm(p) => {
-                let g: Vec<f64> = instance
-                    .user(n)
-                    .demand
-                    .iter()
-                    .zip(cap)
-                    .filter(|(&d, _)| d > 0.0)
-                    .map(|(&d, &c)| if c > 0.0 { d / c } else { INF })
-                    .collect();
-                // (sum g^p)^(1/p) = max (sum (g / max)^p)^(1/p): no term
-                // underflows, whatever p (p = 1e300 is the max).
-                let top = g.iter().copied().fold(0.0, f64::max);
-                if p.is_infinite() || top == 0.0 || top.is_infinite() {
-                    top
-                } else {
-                    top * g
-                        .iter()
-                        .map(|x| (x / top).powf(p))
-                        .sum::<f64>()
-                        .powf(1.0 / p)
-                }
-            }
-        })
-        .collect()
 }
 
 /// The allocation polytope: x_{n,i} columns, capacity rows, caps.
@@ -1105,158 +1051,6 @@ fn add_share_entries(
     p.a_start = start;
     p.a_index = index;
     p.a_value = value;
-}
-
-/// The merit M at user totals x (trivial: S).
-pub fn merit(om: &[f64], w: &[f64], x: &[f64], beta: f64, lambda: f64, trivial: bool) -> f64 {
-    let s: Vec<f64> = x.iter().zip(om).map(|(x, o)| x * o).collect();
-    let big_s: f64 = s.iter().sum();
-    if trivial {
-        return big_s;
-    }
-    let u: f64 = s.iter().zip(w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
-    let kappa = lambda - (1.0 - beta) / beta;
-    let sgn = if beta < 1.0 { 1.0 } else { -1.0 };
-    sgn * (u.ln() / beta + kappa * big_s.ln())
-}
-
-/// dM/dx_n at user totals x.
-pub fn gradient(
-    om: &[f64],
-    w: &[f64],
-    x: &[f64],
-    beta: f64,
-    lambda: f64,
-    trivial: bool,
-) -> Vec<f64> {
-    let s: Vec<f64> = x.iter().zip(om).map(|(x, o)| x * o).collect();
-    let big_s: f64 = s.iter().sum();
-    if trivial {
-        return om.to_vec();
-    }
-    let u: f64 = s.iter().zip(w).map(|(s, w)| w * s.powf(1.0 - beta)).sum();
-    let kappa = lambda - (1.0 - beta) / beta;
-    let sgn = if beta < 1.0 { 1.0 } else { -1.0 };
-    s.iter()
-        .zip(om)
-        .zip(w)
-        .map(|((&sn, &o), &wn)| {
-            let ds = if sn > 0.0 {
-                (1.0 - beta) / beta * wn * sn.powf(-beta) / u + kappa / big_s
-            } else {
-                INF
-            };
-            sgn * ds * o
-        })
-        .collect()
-}
-
-/// The Frank-Wolfe gap max_{x' feasible} grad M(x) . (x' - x), relative to
-/// max(1, |M(x)|) (see the crate docs), by one LP on `backend`.
-pub fn frank_wolfe_gap<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    family: Family,
-    x: &[f64],
-    beta: f64,
-    lambda: f64,
-) -> Result<f64, FdsError> {
-    let trivial = beta == 1.0;
-    // A user that can run nowhere (it demands a resource no server it may
-    // use has) holds 0 whatever the allocation: it is left out of the
-    // merit and the gradient (its omega may be infinite, its share 0 x inf).
-    let runs: Vec<bool> = instance
-        .user_ids()
-        .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
-        .collect();
-    let keep = |v: Vec<f64>| -> Vec<f64> {
-        v.into_iter()
-            .zip(&runs)
-            .filter(|(_, &r)| r)
-            .map(|(v, _)| v)
-            .collect()
-    };
-    let om_all = omega(instance, family);
-    let w_all: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
-    let (om, w, xr) = (keep(om_all), keep(w_all), keep(x.to_vec()));
-    let g_runs = gradient(&om, &w, &xr, beta, lambda, trivial);
-    let mut it = g_runs.into_iter();
-    let g: Vec<f64> = runs
-        .iter()
-        .map(|&r| if r { it.next().unwrap_or(0.0) } else { 0.0 })
-        .collect();
-    if g.iter().any(|v| !v.is_finite()) {
-        // A user at zero with an infinite marginal: not stationary unless
-        // it cannot run at all.
-        let stuck = instance.user_ids().any(|n| {
-            !g[n.0].is_finite() && instance.server_ids().any(|i| instance.can_run_on(n, i))
-        });
-        return Ok(if stuck { INF } else { 0.0 });
-    }
-    let m = merit(&om, &w, &xr, beta, lambda, trivial);
-    linear_gap(backend, instance, &g, x, m)
-}
-
-/// max_{x' feasible} g . (x' - x), one LP, relative to max(|m|, g . x)
-/// (the merit, or the first-order value of the allocation when that is
-/// larger): a ratio of two quantities in the same units, so the verdict
-/// is the same for any scale of the weights or the tasks. The LP's costs
-/// are g divided by its largest entry (HiGHS ended `unknown` on costs
-/// 1e9 apart in size).
-fn linear_gap<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    g: &[f64],
-    x: &[f64],
-    m: f64,
-) -> Result<f64, FdsError> {
-    let top = g.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    if top == 0.0 {
-        return Ok(0.0);
-    }
-    let mut poly = polytope(instance, Sense::Maximise);
-    let cols = std::mem::take(&mut poly.cols);
-    let mut p = poly.b.build();
-    for (n, mine) in cols.iter().enumerate() {
-        for &(_, c) in mine {
-            p.col_cost[c.0] = g[n] / top;
-        }
-    }
-    let s = backend.solve(p)?;
-    if !s.status.has_solution() {
-        return Err(FdsError::Refused(format!(
-            "the Frank-Wolfe LP ended {}",
-            s.status
-        )));
-    }
-    let at_x: f64 = g.iter().zip(x).map(|(g, x)| g / top * x).sum();
-    let scale = (m.abs() / top).max(at_x.abs()).max(f64::MIN_POSITIVE);
-    Ok((s.objective - at_x).max(0.0) / scale)
-}
-
-/// The Frank-Wolfe gap for alpha = 1 (M = sum_n w_n log x_n up to a
-/// constant), relative as in [`frank_wolfe_gap`].
-pub fn frank_wolfe_gap_log<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    x: &[f64],
-) -> Result<f64, FdsError> {
-    let w: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
-    let runnable: Vec<bool> = instance
-        .user_ids()
-        .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
-        .collect();
-    if instance.user_ids().any(|n| runnable[n.0] && x[n.0] <= 0.0) {
-        return Ok(INF);
-    }
-    let g: Vec<f64> = (0..x.len())
-        .map(|n| if runnable[n] { w[n] / x[n] } else { 0.0 })
-        .collect();
-    let m: f64 = (0..x.len())
-        .filter(|&n| runnable[n])
-        .map(|n| w[n] * x[n].ln())
-        .sum();
-    linear_gap(backend, instance, &g, x, m)
 }
 
 /// The objective whose stationarity the polish solves.
