@@ -124,6 +124,21 @@ pub fn nothing_to_check(a: &Allocation) -> Value {
 
 /// Check `a` against `property`; the JSON holds each check, its witness
 /// where one fails, and `ok`.
+///
+/// ```
+/// use leontief_audit::verify::{verify, Property, Shares, VerifyMode};
+/// use leontief_core::{Allocation, Instance, Status};
+/// let instance = Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// // An allocation made elsewhere: u1 on s1, u2 on s2, 10 tasks each.
+/// let a = Allocation::new(&instance, "mine", Status::Optimal, vec![vec![10.0, 0.0], vec![0.0, 10.0]]);
+/// let drfh = Property::MaxMin { shares: Shares::Dominant, pooled: false };
+/// let v = verify(&leontief_highs::Highs::default(), &instance, &drfh, &a, VerifyMode::Always).unwrap();
+/// assert_eq!(v["ok"], true);
+/// ```
 pub fn verify<B: LpBackend>(
     backend: &B,
     instance: &Instance,

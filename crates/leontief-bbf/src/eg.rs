@@ -189,6 +189,21 @@ pub fn certify(pool: &Pool, x: &[f64], p: &[f64]) -> Certificate {
 
 /// Solve the Eisenberg-Gale program on a conic backend (Clarabel) and
 /// polish the answer.
+///
+/// ```
+/// use leontief_bbf::{eg, Pool};
+/// // The 4 x 4 cyclic example of 003 Sec. 6: x_n = 1/3, every price 1/4.
+/// let r = vec![
+///     vec![1.0, 1.0, 0.0, 1.0],
+///     vec![1.0, 1.0, 1.0, 0.0],
+///     vec![0.0, 1.0, 1.0, 1.0],
+///     vec![1.0, 0.0, 1.0, 1.0],
+/// ];
+/// let pool = Pool::from_requests(&r, &[1.0; 4], &[true; 4]);
+/// let o = eg::solve(&leontief_clarabel::Clarabel::default(), &pool).unwrap();
+/// assert!(o.x.iter().all(|x| (x - 1.0 / 3.0).abs() < 1e-9));
+/// assert!(o.prices.iter().all(|p| (p - 0.25).abs() < 1e-9));
+/// ```
 pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfError> {
     let t0 = Instant::now();
     let (nu, m) = (pool.num_users(), pool.num_resources());

@@ -79,6 +79,18 @@ impl Mechanism {
 }
 
 /// Solve `mechanism` on `instance`.
+///
+/// ```
+/// use leontief_drfh::{maxmin::MaxMinSettings, solve, Mechanism};
+/// let instance = leontief_core::Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// let a = solve(&leontief_highs::Highs::default(), &instance, &Mechanism::Drfh, &MaxMinSettings::default()).unwrap();
+/// // Fig. 1 of 000: 10 tasks each, global dominant share 5/7.
+/// assert!((a.user_tasks[0] - 10.0).abs() < 1e-6 && (a.user_tasks[1] - 10.0).abs() < 1e-6);
+/// ```
 pub fn solve<B: LpBackend>(
     backend: &B,
     instance: &Instance,

@@ -49,6 +49,19 @@ use leontief_core::{Allocation, Instance};
 use leontief_model::LpBackend;
 
 /// Solve the family at (beta, lambda) on a conic backend (Clarabel).
+///
+/// ```
+/// use leontief_fds::{solve, Family};
+/// let instance = leontief_core::Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// // beta = 2 with lambda = (1 - beta)/beta: the alpha-fair line at alpha = 2.
+/// let clarabel = leontief_clarabel::Clarabel::default();
+/// let a = solve(&clarabel, &instance, Family::Fds, 2.0, -0.5).unwrap();
+/// assert!((a.user_tasks[0] - 10.0).abs() < 1e-5, "{:?}", a.user_tasks);
+/// ```
 pub fn solve<B: LpBackend>(
     backend: &B,
     instance: &Instance,

@@ -523,6 +523,18 @@ fn per_task_problem(
 }
 
 /// Run a heuristic on `instance`: whole tasks, placement and caps honoured.
+///
+/// ```
+/// use leontief_sim::{run, Heuristic};
+/// let instance = leontief_core::Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// let a = run(&instance, &Heuristic::BestFit { normaliser: 0 }).unwrap();
+/// // Whole tasks only.
+/// assert!(a.tasks.iter().flatten().all(|x| x.fract() == 0.0));
+/// ```
 pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
     let t0 = Instant::now();
     let servers = expand_servers(instance);

@@ -288,6 +288,18 @@ impl Default for PsdsfSettings {
 
 /// PS-DSF by Gauss-Seidel best responses from zero, with the exact forest
 /// finish tried along the way (see the crate docs).
+///
+/// ```
+/// let instance = leontief_core::Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// let o = leontief_vds::psdsf(&instance, 1000);
+/// assert!(o.converged);
+/// // The Definition-4 check, by leontief-audit.
+/// assert!(leontief_vds::certificate(&instance, &o.tasks, 1e-9).holds);
+/// ```
 pub fn psdsf(instance: &Instance, max_sweeps: usize) -> PsdsfOutcome {
     psdsf_with(
         instance,

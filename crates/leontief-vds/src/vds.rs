@@ -745,6 +745,17 @@ impl ServerData {
 }
 
 /// alphaPF-VDS by best responses among servers (see the module docs).
+///
+/// ```
+/// use leontief_vds::{vds, VdsSettings};
+/// let instance = leontief_core::Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// let o = vds(&instance, &VdsSettings { alpha: 2.0, ..VdsSettings::default() });
+/// assert!(o.certificate.holds, "{:?}", o.certificate);
+/// ```
 pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let alpha = settings.alpha;
     let (nu, k) = (instance.num_users(), instance.num_entries());
