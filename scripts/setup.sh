@@ -15,6 +15,8 @@ has_libclang() {
   return 1
 }
 has_libclang || missing+=(libclang-dev)
+# The Python package's tests need a venv (Debian splits it out).
+python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}" >&2
   SUDO=""

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Every test of the workspace (unit, doc, CLI, paper examples, properties).
+# Every test: the Rust workspace (unit, doc, CLI, paper examples,
+# properties), then the Python package pyleontief (built with maturin into
+# a venv under $HOME/.cache, tested with pytest against the CLI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 source scripts/env.sh
 cargo test --workspace "$@"
+source scripts/python.sh
+LEONTIEF_BIN="$CARGO_TARGET_DIR/debug/leontief" "$LEONTIEF_VENV/bin/python" -m pytest -q crates/leontief-py/tests

@@ -1,0 +1,336 @@
+"""pyleontief: exact multi-resource fair allocations from Python.
+
+Every mechanism of leontief (DRF, DRFH, k-DF, per-server DRF, NFC, TSF,
+FDS/GFJ/alpha-fair/p-norm, BBF, PS-DSF, alphaPF-VDS, the whole-task
+heuristics), solved exactly and checked by independent code, with numpy in
+and out. (The import name is ``pyleontief`` because PyPI's ``leontief`` is an
+unrelated input-output package.)
+
+>>> import numpy as np, pyleontief as lt
+>>> sol = lt.solve({"demands": [[0.2, 1], [1, 0.2]],
+...                 "capacities": [[2, 12], [12, 2]]}, "drfh")
+>>> sol.user_tasks.round(6).tolist(), sol.verified
+([10.0, 10.0], True)
+
+An instance is a path to the JSON of docs/instance-format.md, a dict in that
+format, or a dict of arrays (see :func:`instance`). Bad input raises
+``ValueError`` naming the field or parameter; a solver that could not run
+raises :class:`LeontiefError`. The GIL is released while solving, so a thread
+pool solves in parallel.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Iterable, Mapping, Optional, Sequence
+
+import numpy as np
+
+from . import _core
+from ._core import MECHANISMS, LeontiefError
+
+__all__ = [
+    "solve",
+    "Solution",
+    "instance",
+    "validate",
+    "generate",
+    "enumerate_bbf",
+    "sweep",
+    "LeontiefError",
+    "MECHANISMS",
+]
+
+
+def _array_instance(spec: Mapping[str, Any]) -> dict:
+    d = np.asarray(spec["demands"], dtype=float)
+    c = np.asarray(spec["capacities"], dtype=float)
+    if d.ndim != 2 or c.ndim != 2:
+        raise ValueError("demands must be N x m and capacities K x m (2-D arrays)")
+    if d.shape[1] != c.shape[1]:
+        raise ValueError(
+            f"demands has {d.shape[1]} resources per user but capacities has {c.shape[1]} per server"
+        )
+    n, m = d.shape
+    k = c.shape[0]
+    resources = list(spec.get("resources") or [f"r{j + 1}" for j in range(m)])
+    users = list(spec.get("users") or [f"u{i + 1}" for i in range(n)])
+    servers = list(spec.get("servers") or [f"s{i + 1}" for i in range(k)])
+    if len(resources) != m or len(users) != n or len(servers) != k:
+        raise ValueError("resources, users and servers must name every column and row")
+    raw_users = []
+    for i in range(n):
+        u: dict = {"name": users[i], "demand": d[i].tolist()}
+        raw_users.append(u)
+    if spec.get("weights") is not None:
+        w = np.asarray(spec["weights"], dtype=float)
+        if w.shape != (n,):
+            raise ValueError(f"weights must have one entry per user ({n})")
+        for i in range(n):
+            raw_users[i]["weight"] = float(w[i])
+    if spec.get("tasks") is not None:
+        t = np.asarray(spec["tasks"], dtype=float)
+        if t.shape != (n,):
+            raise ValueError(f"tasks must have one entry per user ({n}); use inf for no cap")
+        for i in range(n):
+            if np.isfinite(t[i]):
+                raw_users[i]["tasks"] = float(t[i])
+    if spec.get("eligible") is not None:
+        e = spec["eligible"]
+        if isinstance(e, np.ndarray) or (
+            isinstance(e, (list, tuple)) and e and not isinstance(e[0], (list, tuple, np.ndarray))
+        ):
+            e = np.asarray(e)
+        if isinstance(e, np.ndarray) and e.dtype == bool:
+            if e.shape != (n, k):
+                raise ValueError(f"eligible must be an N x K boolean mask ({n} x {k})")
+            lists = [[servers[j] for j in np.flatnonzero(e[i])] for i in range(n)]
+        else:
+            lists = [[servers[j] if isinstance(j, (int, np.integer)) else j for j in row] for row in e]
+            if len(lists) != n:
+                raise ValueError(f"eligible must list servers for each of the {n} users")
+        for i in range(n):
+            raw_users[i]["servers"] = lists[i]
+    raw_servers = []
+    counts = spec.get("counts")
+    for j in range(k):
+        s: dict = {"name": servers[j], "capacity": c[j].tolist()}
+        if counts is not None:
+            s["count"] = int(counts[j])
+        raw_servers.append(s)
+    return {"resources": resources, "servers": raw_servers, "users": raw_users}
+
+
+def _instance_json(inst: Any) -> str:
+    if isinstance(inst, (str, os.PathLike)):
+        text = str(inst)
+        if text.lstrip().startswith("{"):
+            return text
+        with open(inst, encoding="utf-8") as f:
+            return f.read()
+    if isinstance(inst, Mapping):
+        if "demands" in inst:
+            return json.dumps(_array_instance(inst))
+        return json.dumps(inst)
+    raise ValueError(
+        "instance: a path, a dict in the instance format, or a dict with demands and capacities arrays"
+    )
+
+
+def instance(
+    demands: Any,
+    capacities: Any,
+    *,
+    weights: Any = None,
+    tasks: Any = None,
+    eligible: Any = None,
+    counts: Any = None,
+    users: Optional[Sequence[str]] = None,
+    servers: Optional[Sequence[str]] = None,
+    resources: Optional[Sequence[str]] = None,
+) -> dict:
+    """An instance dict from arrays.
+
+    ``demands`` is N x m (a task's need of each resource), ``capacities``
+    K x m; ``weights`` (N), ``tasks`` (N caps, inf for none), ``eligible`` (an
+    N x K boolean mask or per-user lists of server names or indices),
+    ``counts`` (K identical servers per row) and names are optional.
+    """
+    spec = {
+        "demands": demands,
+        "capacities": capacities,
+        "weights": weights,
+        "tasks": tasks,
+        "eligible": eligible,
+        "counts": counts,
+        "users": users,
+        "servers": servers,
+        "resources": resources,
+    }
+    raw = _array_instance(spec)
+    _core.validate(json.dumps(raw))
+    return raw
+
+
+def _spec(mechanism: str, params: Mapping[str, Any]) -> str:
+    if ":" in mechanism and params:
+        raise ValueError("give parameters in the spec string or as keywords, not both")
+    parts = []
+    for key, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, float) and np.isinf(value):
+            value = "inf"
+        elif isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"{key}: a number or a name, not a boolean")
+        parts.append(f"{key}={value}")
+    return mechanism + (":" + ",".join(parts) if parts else "")
+
+
+class Solution:
+    """An answer of :func:`solve`.
+
+    ``user_tasks`` (N) and ``tasks`` (N x K, or None when ``dense=False``) are
+    numpy arrays; ``status`` is the solver status (``optimal``,
+    ``reduced_accuracy``, ``infeasible``, a limit, ``numerical_failure``...);
+    ``verified`` says whether the independent check passed, ``verification``
+    holds it; ``to_dict()`` is exactly ``leontief solve``'s JSON.
+    """
+
+    def __init__(self, text: str, user_tasks: np.ndarray, tasks: Optional[np.ndarray]):
+        self._text = text
+        self._dict: Optional[dict] = None
+        self.user_tasks = user_tasks
+        self.tasks = tasks
+
+    def to_dict(self) -> dict:
+        """The allocation JSON of docs/instance-format.md, as a dict."""
+        if self._dict is None:
+            self._dict = json.loads(self._text)
+        return self._dict
+
+    def to_json(self) -> str:
+        """The allocation JSON, byte for byte what ``leontief solve`` prints."""
+        return self._text
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    @property
+    def mechanism(self) -> str:
+        return self.to_dict()["mechanism"]
+
+    @property
+    def status(self) -> str:
+        return self.to_dict()["status"]
+
+    @property
+    def objective(self) -> Optional[float]:
+        return self.to_dict().get("objective")
+
+    @property
+    def levels(self) -> Optional[np.ndarray]:
+        v = self.to_dict().get("levels")
+        return None if v is None else np.asarray(v, dtype=float)
+
+    @property
+    def verification(self) -> Optional[dict]:
+        return self.to_dict().get("verification")
+
+    @property
+    def verified(self) -> bool:
+        v = self.verification
+        return bool(v and v.get("ok") is True)
+
+    @property
+    def explanation(self) -> list:
+        return list(self.to_dict().get("explanation") or [])
+
+    @property
+    def metrics(self) -> dict:
+        return self.to_dict()["metrics"]
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(mechanism={self.mechanism!r}, status={self.status!r}, "
+            f"verified={self.verified}, user_tasks={np.array2string(self.user_tasks, precision=6)})"
+        )
+
+
+def solve(
+    instance: Any,
+    mechanism: str,
+    *,
+    verify: str = "auto",
+    time_limit: Optional[float] = None,
+    layout: str = "auto",
+    dense: bool = True,
+    **params: Any,
+) -> Solution:
+    """Solve ``mechanism`` on ``instance`` and verify the answer.
+
+    ``mechanism`` is a name (``"drfh"``, ``"kdf"``, ``"fds"``, ...; see
+    ``MECHANISMS``) with its parameters as keywords (``k=2``, ``alpha=2``,
+    ``beta=0.5, lambda_=3``, ``p=np.inf``, ``select="max-tasks"``,
+    ``jacobi=0.5``, ``normaliser="mem"``, ``on_full="skip"``...), or a spec
+    string (``"kdf:k=2"``). ``verify`` is auto, always or never;
+    ``time_limit`` is in seconds per LP / cone program; ``layout`` chooses the
+    JSON's task layout (auto: sparse from 10^6 pairs); ``dense=False`` skips
+    the N x K ``tasks`` array.
+    """
+    if "lambda_" in params:
+        params["lambda"] = params.pop("lambda_")
+    text, user_tasks, tasks = _core.solve(
+        _instance_json(instance), _spec(mechanism, params), verify, time_limit, layout, dense
+    )
+    return Solution(text, user_tasks, tasks)
+
+
+def validate(instance: Any) -> bool:
+    """True, or ValueError naming every problem of the instance."""
+    _core.validate(_instance_json(instance))
+    return True
+
+
+def generate(kind: str, users: int, *, servers: int = 100, resources: int = 2, seed: int = 1, eligible: int = 10) -> dict:
+    """A seeded instance (``google-cell``, ``heterogeneous`` or ``placement``) as a dict."""
+    return json.loads(_core.generate(kind, users, servers, resources, seed, eligible))
+
+
+def enumerate_bbf(instance: Any, *, shard: tuple = (0, 1), dimension: bool = True) -> dict:
+    """Every bottleneck-based fair allocation (003 Sec. 6), each re-checked."""
+    return json.loads(_core.enumerate_bbf(_instance_json(instance), tuple(shard), dimension))
+
+
+def sweep(
+    instance: Any,
+    mechanism: str,
+    parameter: str,
+    values: Iterable[float],
+    *,
+    verify: str = "auto",
+    **params: Any,
+) -> dict:
+    """``mechanism`` over ``values`` of ``parameter`` (beta, alpha, k, slots).
+
+    Returns a dict of numpy columns: ``value``, ``status``, ``verified``,
+    ``percent_fairness`` (smallest normalised dominant share over exact
+    DRFH's), ``percent_efficiency`` (total tasks over NFC's), ``total_tasks``
+    and ``user_tasks`` (points x N); ``solutions`` holds each point's dict.
+    """
+    if "lambda_" in params:
+        params["lambda"] = params.pop("lambda_")
+    base = _spec("", params).lstrip(":")
+    out = json.loads(
+        _core.sweep(_instance_json(instance), mechanism, parameter, [float(v) for v in values], base, verify)
+    )
+    fair, eff = out["fairness_reference"], out["efficiency_reference"]
+    cols: dict = {k: [] for k in ("value", "status", "verified", "percent_fairness", "percent_efficiency", "total_tasks", "user_tasks")}
+    sols = []
+    for p in out["points"]:
+        s = p.get("solution")
+        sols.append(s)
+        cols["value"].append(p["value"])
+        if s is None:
+            cols["status"].append("refused")
+            cols["verified"].append(False)
+            for k in ("percent_fairness", "percent_efficiency", "total_tasks"):
+                cols[k].append(np.nan)
+            cols["user_tasks"].append(None)
+            continue
+        m = s["metrics"]
+        cols["status"].append(s["status"])
+        cols["verified"].append(bool((s.get("verification") or {}).get("ok")))
+        cols["percent_fairness"].append(100.0 * min(m["normalised_shares"], default=0.0) / fair)
+        cols["percent_efficiency"].append(100.0 * m["total_tasks"] / eff)
+        cols["total_tasks"].append(m["total_tasks"])
+        cols["user_tasks"].append(s["user_tasks"])
+    n = max((len(u) for u in cols["user_tasks"] if u is not None), default=0)
+    cols["user_tasks"] = np.array([u if u is not None else [np.nan] * n for u in cols["user_tasks"]], dtype=float)
+    for k in ("value", "percent_fairness", "percent_efficiency", "total_tasks"):
+        cols[k] = np.asarray(cols[k], dtype=float)
+    cols["verified"] = np.asarray(cols["verified"], dtype=bool)
+    cols["status"] = np.asarray(cols["status"], dtype=object)
+    cols["solutions"] = sols
+    return cols

@@ -1,0 +1,32 @@
+"""Type stubs of the compiled half of pyleontief (see pyleontief/__init__.py)."""
+
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+MECHANISMS: list[str]
+
+class LeontiefError(RuntimeError): ...
+
+def solve(
+    instance_json: str,
+    mechanism_spec: str,
+    verify: str = "auto",
+    time_limit: Optional[float] = None,
+    layout_name: str = "auto",
+    dense_tasks: bool = True,
+) -> Tuple[str, np.ndarray, Optional[np.ndarray]]: ...
+def validate(instance_json: str) -> None: ...
+def normalise(instance_json: str) -> str: ...
+def generate(
+    kind: str, users: int, servers: int = 100, resources: int = 2, seed: int = 1, eligible: int = 10
+) -> str: ...
+def enumerate_bbf(instance_json: str, shard: Tuple[int, int] = (0, 1), dimension: bool = True) -> str: ...
+def sweep(
+    instance_json: str,
+    mechanism_name: str,
+    parameter: str,
+    values: Sequence[float],
+    base: str = "",
+    verify: str = "auto",
+) -> str: ...

@@ -1,0 +1,255 @@
+//! `pyleontief._core`: the compiled half of the Python package. Every
+//! function takes the instance as the JSON text of the contract (the
+//! Python half builds it from a path, a dict or numpy arrays) and calls the
+//! `leontief` facade with the GIL released. Bad input raises `ValueError`
+//! with the library's message (naming the field or parameter); a run that
+//! could not happen raises `LeontiefError`. No panic crosses into Python
+//! (PyO3 turns one into `PanicException`, and the facade does not panic on
+//! any input: see issue 14's fuzzers).
+
+use leontief::{Error, Instance, Layout, Mechanism, Options, Params, VerifyMode};
+use numpy::{PyArray1, PyArray2};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+
+create_exception!(
+    _core,
+    LeontiefError,
+    PyRuntimeError,
+    "A solve that could not run (a solver back end failed); bad input raises ValueError instead."
+);
+
+fn to_py(e: Error) -> PyErr {
+    if e.is_bad_input() {
+        PyValueError::new_err(e.to_string())
+    } else {
+        LeontiefError::new_err(e.to_string())
+    }
+}
+
+fn instance(json: &str) -> PyResult<Instance> {
+    Instance::from_json_str(json).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn mechanism(spec: &str) -> PyResult<Mechanism> {
+    spec.parse::<Mechanism>()
+        .map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+fn options(verify: &str, time_limit: Option<f64>) -> PyResult<Options> {
+    let verify = match verify {
+        "auto" => VerifyMode::Auto,
+        "always" => VerifyMode::Always,
+        "never" => VerifyMode::Never,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "verify {other}: use auto, always or never"
+            )))
+        }
+    };
+    Ok(Options {
+        verify,
+        time_limit,
+        ..Options::default()
+    })
+}
+
+fn layout(name: &str) -> PyResult<Layout> {
+    match name {
+        "auto" => Ok(Layout::Auto),
+        "dense" => Ok(Layout::Dense),
+        "sparse" => Ok(Layout::Sparse),
+        other => Err(PyValueError::new_err(format!(
+            "layout {other}: use auto, dense or sparse"
+        ))),
+    }
+}
+
+/// The solution's JSON (exactly `leontief solve`'s output), its user task
+/// counts (N) and, when `dense_tasks`, its tasks as an N x K array.
+type Solved<'py> = (
+    String,
+    Bound<'py, PyArray1<f64>>,
+    Option<Bound<'py, PyArray2<f64>>>,
+);
+
+/// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=True)
+///
+/// Solve and verify `mechanism` (a spec string: "drfh", "kdf:k=2",
+/// "fds:alpha=2", "pnorm:p=inf,beta=2", "vds:alpha=2,jacobi=0.5") on the
+/// instance. Returns (json, user_tasks, tasks or None).
+#[pyfunction]
+#[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=true))]
+fn solve<'py>(
+    py: Python<'py>,
+    instance_json: &str,
+    mechanism_spec: &str,
+    verify: &str,
+    time_limit: Option<f64>,
+    layout_name: &str,
+    dense_tasks: bool,
+) -> PyResult<Solved<'py>> {
+    let inst = instance(instance_json)?;
+    let m = mechanism(mechanism_spec)?;
+    let o = options(verify, time_limit)?;
+    let l = layout(layout_name)?;
+    let a = py
+        .allow_threads(|| leontief::solve(&inst, &m, &o))
+        .map_err(to_py)?;
+    let user_tasks = PyArray1::from_vec(py, a.user_tasks.clone());
+    let tasks = if dense_tasks {
+        Some(PyArray2::from_vec2(py, &a.tasks).map_err(|e| LeontiefError::new_err(e.to_string()))?)
+    } else {
+        None
+    };
+    let json = py
+        .allow_threads(|| leontief::to_json(a, l, false))
+        .map_err(to_py)?;
+    Ok((json, user_tasks, tasks))
+}
+
+/// validate(instance_json): None, or ValueError naming every problem.
+#[pyfunction]
+fn validate(instance_json: &str) -> PyResult<()> {
+    instance(instance_json).map(|_| ())
+}
+
+/// normalise(instance_json): the instance as the library reads it (counts,
+/// defaults filled in), as JSON.
+#[pyfunction]
+fn normalise(instance_json: &str) -> PyResult<String> {
+    let inst = instance(instance_json)?;
+    serde_json::to_string(&inst.to_raw()).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// generate(kind, users, servers=100, resources=2, seed=1, eligible=10):
+/// a seeded instance as JSON (kind: google-cell, heterogeneous, placement).
+#[pyfunction]
+#[pyo3(signature = (kind, users, servers=100, resources=2, seed=1, eligible=10))]
+fn generate(
+    kind: &str,
+    users: usize,
+    servers: usize,
+    resources: usize,
+    seed: u64,
+    eligible: usize,
+) -> PyResult<String> {
+    if users == 0 || servers == 0 || resources == 0 || eligible == 0 {
+        return Err(PyValueError::new_err(
+            "users, servers, resources and eligible must be >= 1",
+        ));
+    }
+    let inst = match kind {
+        "google-cell" => leontief::generate::google_cell(users, seed),
+        "heterogeneous" => leontief::generate::heterogeneous(users, servers, resources, seed),
+        "placement" if eligible <= servers => {
+            leontief::generate::placement(users, servers, resources, eligible, seed)
+        }
+        "placement" => {
+            return Err(PyValueError::new_err(format!(
+                "eligible {eligible}: a user cannot be eligible on more than the {servers} servers"
+            )))
+        }
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown generator {other} (google-cell, heterogeneous, placement)"
+            )))
+        }
+    };
+    serde_json::to_string(&inst.to_raw()).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// enumerate_bbf(instance_json, shard=(0, 1), dimension=True): every BBF
+/// allocation as the JSON of `leontief enumerate-bbf`.
+#[pyfunction]
+#[pyo3(signature = (instance_json, shard=(0, 1), dimension=true))]
+fn enumerate_bbf(
+    py: Python<'_>,
+    instance_json: &str,
+    shard: (u64, u64),
+    dimension: bool,
+) -> PyResult<String> {
+    let inst = instance(instance_json)?;
+    let opts = leontief::EnumerateOptions { shard, dimension };
+    let e = py
+        .allow_threads(|| leontief::enumerate_bbf(&inst, &opts, &|| {}))
+        .map_err(to_py)?;
+    serde_json::to_string(&e).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// sweep(instance_json, mechanism, parameter, values, base="", verify="auto"):
+/// one mechanism over values of one parameter (beta, alpha, k, slots),
+/// warm-started where the library can. Returns JSON: the references and,
+/// per value, the solution's JSON or the refusal.
+#[pyfunction]
+#[pyo3(signature = (instance_json, mechanism_name, parameter, values, base="", verify="auto"))]
+fn sweep(
+    py: Python<'_>,
+    instance_json: &str,
+    mechanism_name: &str,
+    parameter: &str,
+    values: Vec<f64>,
+    base: &str,
+    verify: &str,
+) -> PyResult<String> {
+    let inst = instance(instance_json)?;
+    let swept = match parameter {
+        "beta" => leontief::Swept::Beta,
+        "alpha" => leontief::Swept::Alpha,
+        "k" => leontief::Swept::K,
+        "slots" => leontief::Swept::Slots,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "parameter {other}: sweep beta, alpha, k or slots"
+            )))
+        }
+    };
+    let mut params = Params::default();
+    for pair in base.split(',').filter(|t| !t.trim().is_empty()) {
+        let (k, v) = pair
+            .split_once('=')
+            .ok_or_else(|| PyValueError::new_err(format!("{pair}: expected key=value")))?;
+        params
+            .set(k, v)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    }
+    let spec = leontief::SweepSpec {
+        mechanism: mechanism_name.to_string(),
+        base: params,
+        swept,
+        values,
+    };
+    let o = options(verify, None)?;
+    let s = py
+        .allow_threads(|| leontief::sweep(&inst, &spec, &o, &|| {}))
+        .map_err(to_py)?;
+    let points: Vec<serde_json::Value> = s
+        .points
+        .into_iter()
+        .map(|p| match p.solution {
+            Ok(a) => serde_json::json!({"value": p.value, "solution": a}),
+            Err(e) => serde_json::json!({"value": p.value, "refused": e.to_string()}),
+        })
+        .collect();
+    let out = serde_json::json!({
+        "fairness_reference": s.references.fairness,
+        "efficiency_reference": s.references.efficiency,
+        "points": points,
+    });
+    serde_json::to_string(&out).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// The compiled module.
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("LeontiefError", m.py().get_type::<LeontiefError>())?;
+    m.add("MECHANISMS", leontief::NAMES.to_vec())?;
+    m.add_function(wrap_pyfunction!(solve, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(normalise, m)?)?;
+    m.add_function(wrap_pyfunction!(generate, m)?)?;
+    m.add_function(wrap_pyfunction!(enumerate_bbf, m)?)?;
+    m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    Ok(())
+}

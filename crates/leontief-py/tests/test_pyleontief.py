@@ -1,0 +1,205 @@
+"""pyleontief against the command line and on its own: numpy round trips,
+parity with `leontief solve` on every paper example and every mechanism,
+bad input, the GIL released during solves, dense and sparse outputs."""
+
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pyleontief as lt
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLES = ROOT / "datasets" / "paper-examples"
+FIG1 = EXAMPLES / "drfh-fig1.json"
+
+
+def cli() -> str:
+    exe = os.environ.get("LEONTIEF_BIN") or shutil.which("leontief")
+    if not exe:
+        target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+        exe = str(target / "debug" / "leontief")
+    assert Path(exe).exists(), f"the leontief binary is not built ({exe}); set LEONTIEF_BIN"
+    return exe
+
+
+def no_times(v):
+    """The JSON with every `...seconds` value set to 0 (measured times)."""
+    if isinstance(v, dict):
+        return {k: (0 if k.endswith("seconds") else no_times(x)) for k, x in v.items()}
+    if isinstance(v, list):
+        return [no_times(x) for x in v]
+    return v
+
+
+def cli_solve(path, mechanism, flags):
+    out = subprocess.run(
+        [cli(), "solve", str(path), "--mechanism", mechanism, *flags],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout)
+
+
+def cases():
+    for expected in sorted(EXAMPLES.glob("*.expected.json")):
+        e = json.loads(expected.read_text())
+        name = expected.name[: -len(".expected.json")]
+        if e.get("mechanism") == "enumerate-bbf":
+            continue
+        yield name, e["mechanism"], e.get("params") or {}
+
+
+def flags(params):
+    out = []
+    for k, v in params.items():
+        out += [f"--{k.replace('_', '-')}", v if isinstance(v, str) else json.dumps(v)]
+    return out
+
+
+CASES = list(cases())
+
+
+def test_the_paper_examples_are_all_there():
+    assert len(CASES) >= 55
+
+
+@pytest.mark.parametrize("name,mechanism,params", CASES, ids=[c[0] for c in CASES])
+def test_parity_with_the_cli_on_every_paper_example(name, mechanism, params):
+    path = EXAMPLES / f"{name}.json"
+    sol = lt.solve(path, mechanism, **params)
+    assert no_times(sol.to_dict()) == no_times(cli_solve(path, mechanism, flags(params)))
+    assert sol.verified, sol.verification
+
+
+EVERY = [
+    ("drf", {}),
+    ("drfh", {}),
+    ("kdf", {"k": 2}),
+    ("naive-drf", {}),
+    ("nfc", {}),
+    ("psdsf", {"select": "max-tasks"}),
+    ("vds", {"alpha": 2}),
+    ("tsf", {}),
+    ("first-fit", {}),
+    ("best-fit", {"normaliser": "mem"}),
+    ("slots", {"slots": 4}),
+    ("kdf-online", {"k": 2, "on_full": "skip"}),
+    ("fds", {"alpha": 2}),
+    ("gfj", {"beta": 0.5, "lambda": 3}),
+    ("pnorm", {"p": "inf", "alpha": 1}),
+    ("bbf-eg", {"method": "dual"}),
+    ("bbf-ode", {}),
+]
+
+
+def test_every_mechanism_is_compared():
+    assert sorted(m for m, _ in EVERY) == sorted(lt.MECHANISMS)
+
+
+@pytest.mark.parametrize("mechanism,params", EVERY, ids=[m for m, _ in EVERY])
+def test_parity_with_the_cli_for_every_mechanism(mechanism, params):
+    sol = lt.solve(FIG1, mechanism, **params)
+    assert no_times(sol.to_dict()) == no_times(cli_solve(FIG1, mechanism, flags(params)))
+    assert sol.user_tasks.shape == (2,)
+    np.testing.assert_allclose(sol.user_tasks, sol.to_dict()["user_tasks"])
+
+
+def test_numpy_in_and_out():
+    rng = np.random.default_rng(1)
+    n, k, m = 12, 5, 3
+    demands = rng.uniform(0.1, 1.0, (n, m))
+    capacities = rng.uniform(5.0, 20.0, (k, m))
+    eligible = rng.uniform(size=(n, k)) < 0.6
+    eligible[:, 0] = True
+    weights = rng.uniform(1, 4, n)
+    caps = np.full(n, np.inf)
+    caps[0] = 0.5
+    inst = lt.instance(demands, capacities, weights=weights, tasks=caps, eligible=eligible, counts=[1, 2, 1, 1, 3])
+    sol = lt.solve(inst, "drfh")
+    assert sol.status == "optimal" and sol.verified
+    x = sol.tasks
+    assert x.shape == (n, k) and sol.user_tasks.shape == (n,)
+    np.testing.assert_allclose(x.sum(axis=1), sol.user_tasks, rtol=1e-12, atol=1e-12)
+    assert np.all(x[~eligible] == 0)
+    counts = np.array([1, 2, 1, 1, 3])[:, None]
+    used = x.T @ demands
+    assert np.all(used <= capacities * counts * (1 + 1e-9))
+    assert sol.user_tasks[0] <= 0.5 + 1e-9
+    # The same instance as a dict of arrays, given straight to solve.
+    again = lt.solve({"demands": demands, "capacities": capacities, "weights": weights, "tasks": caps,
+                      "eligible": eligible, "counts": [1, 2, 1, 1, 3]}, "drfh")
+    np.testing.assert_array_equal(again.user_tasks, sol.user_tasks)
+
+
+def test_bad_input_is_a_value_error_naming_the_field():
+    with pytest.raises(ValueError, match=r"users\[1\]\.demand\[0\]"):
+        lt.solve({"demands": [[1, 1], [-1, 1]], "capacities": [[4, 4]]}, "drfh")
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        lt.solve(FIG1, "nosuch")
+    with pytest.raises(ValueError, match="kdf needs k"):
+        lt.solve(FIG1, "kdf")
+    with pytest.raises(ValueError, match="does not apply"):
+        lt.solve(FIG1, "drfh", k=2)
+    with pytest.raises(ValueError, match="verify"):
+        lt.solve(FIG1, "drfh", verify="sometimes")
+    with pytest.raises(ValueError, match="trailing"):
+        lt.validate(FIG1.read_text() + " {}")
+    with pytest.raises(ValueError):
+        lt.instance([[1, 2]], [[1, 2, 3]])
+    assert issubclass(lt.LeontiefError, RuntimeError)
+
+
+def test_solves_release_the_gil():
+    inst = lt.generate("heterogeneous", 40, servers=150, resources=3, seed=2)
+    done = threading.Event()
+    result = {}
+
+    def work():
+        result["sol"] = lt.solve(inst, "drfh")
+        done.set()
+
+    t = threading.Thread(target=work)
+    spins = 0
+    t0 = time.perf_counter()
+    t.start()
+    while not done.is_set():
+        spins += 1
+    t.join()
+    elapsed = time.perf_counter() - t0
+    assert result["sol"].verified
+    # With the GIL held for the whole solve this loop could not run; with it
+    # released it spins the whole time (millions of times per second).
+    assert elapsed > 0.01 and spins > 1000 * elapsed, (spins, elapsed)
+
+
+def test_dense_and_sparse_layouts_describe_one_allocation():
+    dense = lt.solve(FIG1, "drfh", layout="dense")
+    sparse = lt.solve(FIG1, "drfh", layout="sparse", dense=False)
+    assert sparse.tasks is None and sparse["layout"] == "sparse"
+    coo = sparse["tasks_sparse"]
+    assert (coo["users"], coo["servers"]) == dense.tasks.shape
+    rebuilt = np.zeros_like(dense.tasks)
+    rebuilt[coo["user"], coo["server"]] = coo["tasks"]
+    np.testing.assert_array_equal(rebuilt, dense.tasks)
+
+
+def test_sweep_returns_numpy_columns():
+    s = lt.sweep(FIG1, "kdf", "k", [1, 2, 3])
+    assert s["value"].tolist() == [1.0, 2.0, 3.0]
+    assert s["verified"].all() and s["user_tasks"].shape == (3, 2)
+    assert np.all(s["percent_efficiency"] <= 100 + 1e-9)
+
+
+def test_enumerate_bbf_and_generate():
+    e = lt.enumerate_bbf(EXAMPLES / "bbf-cyclic4.json")
+    assert len(e["solutions"]) == 11
+    g = lt.generate("google-cell", 20)
+    assert len(g["users"]) == 20 and lt.validate(g)
