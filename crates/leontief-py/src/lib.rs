@@ -66,19 +66,28 @@ fn layout(name: &str) -> PyResult<Layout> {
     }
 }
 
+/// The nonzero tasks as COO arrays (user, server entry, tasks).
+type Coo<'py> = (
+    Bound<'py, PyArray1<usize>>,
+    Bound<'py, PyArray1<usize>>,
+    Bound<'py, PyArray1<f64>>,
+);
+
 /// The solution's JSON (exactly `leontief solve`'s output), its user task
-/// counts (N) and, when `dense_tasks`, its tasks as an N x K array.
+/// counts (N), its tasks as an N x K array when `dense_tasks`, and always
+/// its nonzero tasks as COO arrays.
 type Solved<'py> = (
     String,
     Bound<'py, PyArray1<f64>>,
     Option<Bound<'py, PyArray2<f64>>>,
+    Coo<'py>,
 );
 
 /// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=True)
 ///
 /// Solve and verify `mechanism` (a spec string: "drfh", "kdf:k=2",
 /// "fds:alpha=2", "pnorm:p=inf,beta=2", "vds:alpha=2,jacobi=0.5") on the
-/// instance. Returns (json, user_tasks, tasks or None).
+/// instance. Returns (json, user_tasks, tasks or None, (user, server, tasks)).
 #[pyfunction]
 #[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=true))]
 fn solve<'py>(
@@ -103,10 +112,25 @@ fn solve<'py>(
     } else {
         None
     };
+    let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    for (n, row) in a.tasks.iter().enumerate() {
+        for (i, &v) in row.iter().enumerate() {
+            if v != 0.0 {
+                rows.push(n);
+                cols.push(i);
+                vals.push(v);
+            }
+        }
+    }
+    let coo = (
+        PyArray1::from_vec(py, rows),
+        PyArray1::from_vec(py, cols),
+        PyArray1::from_vec(py, vals),
+    );
     let json = py
         .allow_threads(|| leontief::to_json(a, l, false))
         .map_err(to_py)?;
-    Ok((json, user_tasks, tasks))
+    Ok((json, user_tasks, tasks, coo))
 }
 
 /// validate(instance_json): None, or ValueError naming every problem.

@@ -163,14 +163,16 @@ def test_solves_release_the_gil():
     result = {}
 
     def work():
-        result["sol"] = lt.solve(inst, "drfh")
-        done.set()
+        try:
+            result["sol"] = lt.solve(inst, "drfh")
+        finally:
+            done.set()
 
     t = threading.Thread(target=work)
     spins = 0
     t0 = time.perf_counter()
     t.start()
-    while not done.is_set():
+    while not done.is_set() and time.perf_counter() - t0 < 120:
         spins += 1
     t.join()
     elapsed = time.perf_counter() - t0
@@ -189,6 +191,10 @@ def test_dense_and_sparse_layouts_describe_one_allocation():
     rebuilt = np.zeros_like(dense.tasks)
     rebuilt[coo["user"], coo["server"]] = coo["tasks"]
     np.testing.assert_array_equal(rebuilt, dense.tasks)
+    user, server, tasks = sparse.coo
+    np.testing.assert_array_equal(user, coo["user"])
+    np.testing.assert_array_equal(server, coo["server"])
+    np.testing.assert_array_equal(tasks, coo["tasks"])
 
 
 def test_sweep_returns_numpy_columns():

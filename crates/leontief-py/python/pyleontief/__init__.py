@@ -171,18 +171,20 @@ def _spec(mechanism: str, params: Mapping[str, Any]) -> str:
 class Solution:
     """An answer of :func:`solve`.
 
-    ``user_tasks`` (N) and ``tasks`` (N x K, or None when ``dense=False``) are
-    numpy arrays; ``status`` is the solver status (``optimal``,
+    ``user_tasks`` (N) and ``tasks`` (N x K, or None when not dense) are
+    numpy arrays; ``coo`` is (user, server, tasks) of the nonzero entries
+    (``scipy.sparse.coo_array((tasks, (user, server)), shape)`` takes it); ``status`` is the solver status (``optimal``,
     ``reduced_accuracy``, ``infeasible``, a limit, ``numerical_failure``...);
     ``verified`` says whether the independent check passed, ``verification``
     holds it; ``to_dict()`` is exactly ``leontief solve``'s JSON.
     """
 
-    def __init__(self, text: str, user_tasks: np.ndarray, tasks: Optional[np.ndarray]):
+    def __init__(self, text: str, user_tasks: np.ndarray, tasks: Optional[np.ndarray], coo: tuple):
         self._text = text
         self._dict: Optional[dict] = None
         self.user_tasks = user_tasks
         self.tasks = tasks
+        self.coo = coo
 
     def to_dict(self) -> dict:
         """The allocation JSON of docs/instance-format.md, as a dict."""
@@ -245,7 +247,7 @@ def solve(
     verify: str = "auto",
     time_limit: Optional[float] = None,
     layout: str = "auto",
-    dense: bool = True,
+    dense: Optional[bool] = None,
     **params: Any,
 ) -> Solution:
     """Solve ``mechanism`` on ``instance`` and verify the answer.
@@ -256,15 +258,21 @@ def solve(
     ``jacobi=0.5``, ``normaliser="mem"``, ``on_full="skip"``...), or a spec
     string (``"kdf:k=2"``). ``verify`` is auto, always or never;
     ``time_limit`` is in seconds per LP / cone program; ``layout`` chooses the
-    JSON's task layout (auto: sparse from 10^6 pairs); ``dense=False`` skips
-    the N x K ``tasks`` array.
+    JSON's task layout (auto: sparse from 10^6 pairs); ``dense`` asks for the
+    N x K ``tasks`` array (default: below 10^6 user-server pairs; ``coo``
+    is always there).
     """
     if "lambda_" in params:
         params["lambda"] = params.pop("lambda_")
-    text, user_tasks, tasks = _core.solve(
-        _instance_json(instance), _spec(mechanism, params), verify, time_limit, layout, dense
+    text = _instance_json(instance)
+    if dense is None:
+        raw = json.loads(text)
+        k = sum(1 for _ in raw.get("servers", []))
+        dense = len(raw.get("users", [])) * k < 1_000_000
+    text, user_tasks, tasks, coo = _core.solve(
+        text, _spec(mechanism, params), verify, time_limit, layout, bool(dense)
     )
-    return Solution(text, user_tasks, tasks)
+    return Solution(text, user_tasks, tasks, coo)
 
 
 def validate(instance: Any) -> bool:
