@@ -264,6 +264,34 @@ fn sweep(
     serde_json::to_string(&out).map_err(|e| LeontiefError::new_err(e.to_string()))
 }
 
+/// simulate(config_path, scheduler=None, slots=None, horizon=None, dedicated=False):
+/// the trace-driven simulation of a config (see `leontief simulate --help`)
+/// as the JSON `leontief simulate` writes.
+#[pyfunction]
+#[pyo3(signature = (config_path, scheduler=None, slots=None, horizon=None, dedicated=false))]
+fn simulate(
+    py: Python<'_>,
+    config_path: std::path::PathBuf,
+    scheduler: Option<String>,
+    slots: Option<u32>,
+    horizon: Option<f64>,
+    dedicated: bool,
+) -> PyResult<String> {
+    let overrides = leontief::simulate::Overrides {
+        scheduler,
+        slots,
+        horizon,
+        dedicated,
+    };
+    let s = leontief::simulate::load_config(&config_path, &overrides).map_err(to_py)?;
+    let r = py
+        .allow_threads(|| {
+            leontief::simulate::simulate(&s, &s.settings, s.dedicated, &|_| {}, &|| {})
+        })
+        .map_err(to_py)?;
+    serde_json::to_string(&r).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
 /// The compiled module.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -275,5 +303,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(generate, m)?)?;
     m.add_function(wrap_pyfunction!(enumerate_bbf, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())
 }

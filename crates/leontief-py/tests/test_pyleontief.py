@@ -209,3 +209,11 @@ def test_enumerate_bbf_and_generate():
     assert len(e["solutions"]) == 11
     g = lt.generate("google-cell", 20)
     assert len(g["users"]) == 20 and lt.validate(g)
+
+
+def test_simulate_a_bundled_config():
+    r = lt.simulate(ROOT / "datasets" / "simulations" / "fig4.json", scheduler="best-fit")
+    assert r["totals"]["conserved"] is True
+    assert r["sample_times"].ndim == 1 and len(r["sample_times"]) > 10
+    with pytest.raises(ValueError, match="scheduler"):
+        lt.simulate(ROOT / "datasets" / "simulations" / "fig4.json", scheduler="fastest")

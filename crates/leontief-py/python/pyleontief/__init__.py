@@ -38,6 +38,7 @@ __all__ = [
     "generate",
     "enumerate_bbf",
     "sweep",
+    "simulate",
     "LeontiefError",
     "MECHANISMS",
 ]
@@ -342,3 +343,22 @@ def sweep(
     cols["status"] = np.asarray(cols["status"], dtype=object)
     cols["solutions"] = sols
     return cols
+
+
+def simulate(
+    config: Any,
+    *,
+    scheduler: Optional[str] = None,
+    slots: Optional[int] = None,
+    horizon: Optional[float] = None,
+    dedicated: bool = False,
+) -> dict:
+    """The trace-driven simulation of a config file (000 Sec. VI; the format
+    is in ``leontief simulate --help``), with the scheduler (first-fit,
+    best-fit, slots, drfh), slots, horizon and dedicated clouds overridden
+    if given. Returns the result dict ``leontief simulate`` writes, with
+    ``sample_times`` and the per-resource ``utilisation`` as numpy arrays."""
+    r = json.loads(_core.simulate(os.fspath(config), scheduler, slots, horizon, dedicated))
+    if "sample_times" in r:
+        r["sample_times"] = np.asarray(r["sample_times"], dtype=float)
+    return r

@@ -30,3 +30,10 @@ def sweep(
     base: str = "",
     verify: str = "auto",
 ) -> str: ...
+def simulate(
+    config_path: str,
+    scheduler: Optional[str] = None,
+    slots: Optional[int] = None,
+    horizon: Optional[float] = None,
+    dedicated: bool = False,
+) -> str: ...
