@@ -217,3 +217,16 @@ def test_simulate_a_bundled_config():
     assert r["sample_times"].ndim == 1 and len(r["sample_times"]) > 10
     with pytest.raises(ValueError, match="scheduler"):
         lt.simulate(ROOT / "datasets" / "simulations" / "fig4.json", scheduler="fastest")
+
+
+def test_the_readme_session_works_as_printed(tmp_path, capsys, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("```python\nimport numpy as np, pyleontief as lt")
+    code = readme[start + len("```python\n"): readme.index("```", start + 10)]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    out = capsys.readouterr().out.splitlines()
+    # Every printed line matches the comment next to the print.
+    expected = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
+    assert [o.strip() for o in out] == expected
+    assert (tmp_path / "drfh-vs-bbf.png").stat().st_size > 1000
