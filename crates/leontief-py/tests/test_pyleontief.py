@@ -230,3 +230,18 @@ def test_the_readme_session_works_as_printed(tmp_path, capsys, monkeypatch):
     expected = [line.split("#", 1)[1].strip() for line in code.splitlines() if line.startswith("print(")]
     assert [o.strip() for o in out] == expected
     assert (tmp_path / "drfh-vs-bbf.png").stat().st_size > 1000
+
+
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_notebook_runs(path, tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(path, as_version=4)
+    nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
+    assert not errors, errors
