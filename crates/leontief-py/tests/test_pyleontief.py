@@ -202,6 +202,9 @@ def test_sweep_returns_numpy_columns():
     assert s["value"].tolist() == [1.0, 2.0, 3.0]
     assert s["verified"].all() and s["user_tasks"].shape == (3, 2)
     assert np.all(s["percent_efficiency"] <= 100 + 1e-9)
+    pd = pytest.importorskip("pandas")
+    df = s.to_pandas()
+    assert isinstance(df, pd.DataFrame) and list(df["value"]) == [1.0, 2.0, 3.0]
 
 
 def test_enumerate_bbf_and_generate():

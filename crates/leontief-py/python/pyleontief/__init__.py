@@ -38,6 +38,7 @@ __all__ = [
     "generate",
     "enumerate_bbf",
     "sweep",
+    "SweepResult",
     "simulate",
     "LeontiefError",
     "MECHANISMS",
@@ -292,6 +293,23 @@ def enumerate_bbf(instance: Any, *, shard: tuple = (0, 1), dimension: bool = Tru
     return json.loads(_core.enumerate_bbf(_instance_json(instance), tuple(shard), dimension))
 
 
+class SweepResult(dict):
+    """The columns of :func:`sweep` (a dict of numpy arrays), with
+    :meth:`to_pandas`."""
+
+    def to_pandas(self):
+        """A pandas DataFrame, one row per value (needs pandas; user task
+        columns are ``tasks_<n>``)."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the venv
+            raise ImportError("to_pandas needs pandas (pip install pandas)") from e
+        cols = {k: v for k, v in self.items() if k not in ("user_tasks", "solutions")}
+        for n in range(self["user_tasks"].shape[1]):
+            cols[f"tasks_{n}"] = self["user_tasks"][:, n]
+        return pd.DataFrame(cols)
+
+
 def sweep(
     instance: Any,
     mechanism: str,
@@ -300,7 +318,7 @@ def sweep(
     *,
     verify: str = "auto",
     **params: Any,
-) -> dict:
+) -> "SweepResult":
     """``mechanism`` over ``values`` of ``parameter`` (beta, alpha, k, slots).
 
     Returns a dict of numpy columns: ``value``, ``status``, ``verified``,
@@ -342,7 +360,7 @@ def sweep(
     cols["verified"] = np.asarray(cols["verified"], dtype=bool)
     cols["status"] = np.asarray(cols["status"], dtype=object)
     cols["solutions"] = sols
-    return cols
+    return SweepResult(cols)
 
 
 def simulate(
