@@ -10,8 +10,7 @@
 //! is `optimal` and verified on both sides is never a different
 //! allocation. 256 cases per family in CI (PROPTEST_CASES to change).
 
-use leontief::VerifyMode;
-use leontief_cli::MechParams;
+use leontief::{Mechanism, Options};
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Allocation, Instance, RawInstance, Status};
 use proptest::prelude::*;
@@ -130,30 +129,28 @@ enum Compare {
     Verdict,
 }
 
-/// Solve `name` on the instance and its change; fail on an answer that
+/// Solve `spec` on the instance and its change; fail on an answer that
 /// is optimal and verified on both sides yet different.
 fn check_pair(
     inst: &Instance,
     c: &Change,
-    name: &str,
-    params: &MechParams,
+    spec: &str,
     compare: Compare,
     strict: bool,
 ) -> Result<(), TestCaseError> {
     let Some((changed, order)) = apply(inst, c) else {
         return Ok(());
     };
-    let a = leontief_cli::solve(inst, name, params, VerifyMode::Auto);
-    let b = leontief_cli::solve(&changed, name, params, VerifyMode::Auto);
+    let name = spec;
+    let m: Mechanism = spec.parse().expect("a valid mechanism");
+    let a = leontief::solve(inst, &m, &Options::default());
+    let b = leontief::solve(&changed, &m, &Options::default());
     let (a, b) = match (a, b) {
         (Ok(a), Ok(b)) => (a, b),
         // A refusal (bad input, exit 2) on either side is explicit.
-        (Err(f), _) | (_, Err(f)) if f.code == 2 => return Ok(()),
-        (Err(f), _) | (_, Err(f)) => {
-            return Err(TestCaseError::fail(format!(
-                "{name}: could not run: {}",
-                f.message
-            )))
+        (Err(e), _) | (_, Err(e)) if e.is_bad_input() => return Ok(()),
+        (Err(e), _) | (_, Err(e)) => {
+            return Err(TestCaseError::fail(format!("{name}: could not run: {e}")))
         }
     };
     let both = a.status == Status::Optimal && b.status == Status::Optimal;
@@ -204,28 +201,22 @@ fn check_pair(
     Ok(())
 }
 
-fn params(f: impl FnOnce(&mut MechParams)) -> MechParams {
-    let mut p = MechParams::default();
-    f(&mut p);
-    p
-}
-
 proptest! {
     #![proptest_config(config(256))]
 
     #[test]
     fn max_min_family_is_invariant(inst in spread(Shape::small()), c in change()) {
-        check_pair(&inst, &c, "drfh", &MechParams::default(), Compare::Tasks, true)?;
-        check_pair(&inst, &c, "drf", &MechParams::default(), Compare::Tasks, true)?;
-        check_pair(&inst, &c, "tsf", &MechParams::default(), Compare::Tasks, true)?;
-        check_pair(&inst, &c, "kdf", &params(|p| p.k = Some(2)), Compare::Tasks, true)?;
+        check_pair(&inst, &c, "drfh", Compare::Tasks, true)?;
+        check_pair(&inst, &c, "drf", Compare::Tasks, true)?;
+        check_pair(&inst, &c, "tsf", Compare::Tasks, true)?;
+        check_pair(&inst, &c, "kdf:k=2", Compare::Tasks, true)?;
         // Per-server DRF spends task caps server by server in input order
         // (a user's cap left after earlier servers): server order is part
         // of its definition, so it is permuted only in users and resources.
         if !matches!(c, Change::Permute) || inst.users().iter().all(|u| u.tasks.is_none()) {
-            check_pair(&inst, &c, "naive-drf", &MechParams::default(), Compare::Tasks, true)?;
+            check_pair(&inst, &c, "naive-drf", Compare::Tasks, true)?;
         }
-        check_pair(&inst, &c, "nfc", &MechParams::default(), Compare::Total, true)?;
+        check_pair(&inst, &c, "nfc", Compare::Total, true)?;
     }
 
     // Not strict (issue 14, open): with weights 1e6 apart the weighted
@@ -235,13 +226,13 @@ proptest! {
     // two verified answers differ, but the solver itself still moves.
     #[test]
     fn fairness_efficiency_family_is_invariant(inst in spread(Shape::small()), c in change()) {
-        check_pair(&inst, &c, "fds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks, false)?;
-        check_pair(&inst, &c, "gfj", &params(|p| p.alpha = Some(0.5)), Compare::Tasks, false)?;
+        check_pair(&inst, &c, "fds:alpha=2", Compare::Tasks, false)?;
+        check_pair(&inst, &c, "gfj:alpha=0.5", Compare::Tasks, false)?;
     }
 
     #[test]
     fn bbf_family_is_invariant(inst in spread(Shape::small()), c in change()) {
-        check_pair(&inst, &c, "bbf-eg", &MechParams::default(), Compare::Tasks, true)?;
+        check_pair(&inst, &c, "bbf-eg", Compare::Tasks, true)?;
     }
 
     // Not strict: PS-DSF is not unique, so only verdicts compare, and
@@ -249,8 +240,8 @@ proptest! {
     // there). Weights up to 1e3 apart here; the 1e9 spread is below.
     #[test]
     fn server_based_family_is_invariant(inst in spread_up_to(Shape::small(), 3), c in change()) {
-        check_pair(&inst, &c, "psdsf", &MechParams::default(), Compare::Verdict, false)?;
-        check_pair(&inst, &c, "vds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks, false)?;
+        check_pair(&inst, &c, "psdsf", Compare::Verdict, false)?;
+        check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
     }
 
     // Ignored (issue 14, open): with weights 1e9 apart alphaPF-VDS best
@@ -260,7 +251,7 @@ proptest! {
     #[test]
     #[ignore = "issue 14/18: alphaPF-VDS with weights 1e9 apart runs to its sweep limit (7-19 s per solve)"]
     fn server_based_family_is_invariant_with_weights_1e9_apart(inst in spread(Shape::small()), c in change()) {
-        check_pair(&inst, &c, "psdsf", &MechParams::default(), Compare::Verdict, false)?;
-        check_pair(&inst, &c, "vds", &params(|p| p.alpha = Some(2.0)), Compare::Tasks, false)?;
+        check_pair(&inst, &c, "psdsf", Compare::Verdict, false)?;
+        check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
     }
 }
