@@ -18,7 +18,9 @@ pub mod shares;
 #[cfg(feature = "proptest")]
 pub mod strategies;
 
-pub use allocation::{jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks};
+pub use allocation::{
+    jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks, Verification,
+};
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
     Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,

@@ -352,13 +352,13 @@ pub fn nfc<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Allocation,
             &sol.x,
             &sol.row_dual,
         );
-        a.verification = Some(serde_json::json!({
+        a.verification = Some(leontief_core::Verification::from_value(serde_json::json!({
             "property": "LP optimality of the total (independent residuals)",
             "primal_infeasibility": r.primal_infeasibility,
             "dual_infeasibility": r.dual_infeasibility,
             "relative_gap": r.relative_gap,
             "ok": r.within(1e-7),
-        }));
+        })));
         a
     } else {
         Allocation::empty(instance, "nfc", sol.status)
