@@ -40,36 +40,14 @@ pub(crate) fn cmd(c: &GenerateCmd) -> Result<(), Failure> {
             "{flag} does not apply to generate {kind}"
         )));
     }
-    let servers = servers.unwrap_or(100);
-    let resources = resources.unwrap_or(2);
-    let eligible = eligible.unwrap_or(10);
-    let inst = match kind.as_str() {
-        "google-cell" => leontief_core::generate::google_cell(users, seed),
-        "heterogeneous" => {
-            if servers == 0 || resources == 0 || users == 0 {
-                return Err(bad_input("--users, --servers and --resources must be >= 1"));
-            }
-            leontief_core::generate::heterogeneous(users, servers, resources, seed)
-        }
-        "placement" => {
-            if servers == 0 || resources == 0 || users == 0 || eligible == 0 {
-                return Err(bad_input(
-                    "--users, --servers, --resources and --eligible must be >= 1",
-                ));
-            }
-            if eligible > servers {
-                return Err(bad_input(format!(
-                    "--eligible {eligible}: a user cannot be eligible on more than the {servers} servers"
-                )));
-            }
-            leontief_core::generate::placement(users, servers, resources, eligible, seed)
-        }
-        _ => {
-            return Err(bad_input(format!(
-                "unknown generator {kind} (google-cell, heterogeneous, placement)"
-            )))
-        }
-    };
+    let inst = leontief::generated(
+        kind,
+        users,
+        servers.unwrap_or(100),
+        resources.unwrap_or(2),
+        seed,
+        eligible.unwrap_or(10),
+    )?;
     println!(
         "{}",
         serde_json::to_string_pretty(&inst.to_raw()).context("serialising")?

@@ -74,7 +74,8 @@ type Coo<'py> = (
 );
 
 /// The solution's JSON (exactly `leontief solve`'s output), its user task
-/// counts (N), its tasks as an N x K array when `dense_tasks`, and always
+/// counts (N), its tasks as an N x K array when `dense_tasks` (default:
+/// below `leontief::SPARSE_FROM` user-server pairs), and always
 /// its nonzero tasks as COO arrays.
 type Solved<'py> = (
     String,
@@ -83,13 +84,13 @@ type Solved<'py> = (
     Coo<'py>,
 );
 
-/// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=True)
+/// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=None)
 ///
 /// Solve and verify `mechanism` (a spec string: "drfh", "kdf:k=2",
 /// "fds:alpha=2", "pnorm:p=inf,beta=2", "vds:alpha=2,jacobi=0.5") on the
 /// instance. Returns (json, user_tasks, tasks or None, (user, server, tasks)).
 #[pyfunction]
-#[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=true))]
+#[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=None))]
 fn solve<'py>(
     py: Python<'py>,
     instance_json: &str,
@@ -97,7 +98,7 @@ fn solve<'py>(
     verify: &str,
     time_limit: Option<f64>,
     layout_name: &str,
-    dense_tasks: bool,
+    dense_tasks: Option<bool>,
 ) -> PyResult<Solved<'py>> {
     let inst = instance(instance_json)?;
     let m = mechanism(mechanism_spec)?;
@@ -107,7 +108,9 @@ fn solve<'py>(
         .allow_threads(|| leontief::solve(&inst, &m, &o))
         .map_err(to_py)?;
     let user_tasks = PyArray1::from_vec(py, a.user_tasks.clone());
-    let tasks = if dense_tasks {
+    // Dense below the pairs from which the JSON turns sparse, unless asked.
+    let pairs = a.tasks.len() * a.tasks.first().map_or(0, Vec::len);
+    let tasks = if dense_tasks.unwrap_or(pairs < leontief::SPARSE_FROM) {
         Some(PyArray2::from_vec2(py, &a.tasks).map_err(|e| LeontiefError::new_err(e.to_string()))?)
     } else {
         None
@@ -159,28 +162,8 @@ fn generate(
     seed: u64,
     eligible: usize,
 ) -> PyResult<String> {
-    if users == 0 || servers == 0 || resources == 0 || eligible == 0 {
-        return Err(PyValueError::new_err(
-            "users, servers, resources and eligible must be >= 1",
-        ));
-    }
-    let inst = match kind {
-        "google-cell" => leontief::generate::google_cell(users, seed),
-        "heterogeneous" => leontief::generate::heterogeneous(users, servers, resources, seed),
-        "placement" if eligible <= servers => {
-            leontief::generate::placement(users, servers, resources, eligible, seed)
-        }
-        "placement" => {
-            return Err(PyValueError::new_err(format!(
-                "eligible {eligible}: a user cannot be eligible on more than the {servers} servers"
-            )))
-        }
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown generator {other} (google-cell, heterogeneous, placement)"
-            )))
-        }
-    };
+    let inst =
+        leontief::generated(kind, users, servers, resources, seed, eligible).map_err(to_py)?;
     serde_json::to_string(&inst.to_raw()).map_err(|e| LeontiefError::new_err(e.to_string()))
 }
 

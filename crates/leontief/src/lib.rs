@@ -35,6 +35,7 @@
 mod bbf;
 mod conic;
 mod error;
+mod generated;
 mod mechanism;
 mod options;
 mod output;
@@ -51,6 +52,7 @@ pub use bbf::{
     CHECK_TOLERANCE,
 };
 pub use error::Error;
+pub use generated::generated;
 pub use leontief_bbf::enumerate::Enumeration;
 pub use leontief_core::{generate, Allocation, Instance, Status};
 pub use mechanism::{

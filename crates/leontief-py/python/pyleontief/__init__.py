@@ -266,13 +266,9 @@ def solve(
     """
     if "lambda_" in params:
         params["lambda"] = params.pop("lambda_")
-    text = _instance_json(instance)
-    if dense is None:
-        raw = json.loads(text)
-        k = sum(1 for _ in raw.get("servers", []))
-        dense = len(raw.get("users", [])) * k < 1_000_000
     text, user_tasks, tasks, coo = _core.solve(
-        text, _spec(mechanism, params), verify, time_limit, layout, bool(dense)
+        _instance_json(instance), _spec(mechanism, params), verify, time_limit, layout,
+        None if dense is None else bool(dense),
     )
     return Solution(text, user_tasks, tasks, coo)
 
