@@ -5,26 +5,77 @@
 use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use serde::Serialize;
 
+/// Result of [`sharing_incentive_check`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SharingIncentiveCheck {
+    /// Every user runs at least its equal-split tasks (relative tolerance).
+    pub holds: bool,
+    /// The worst relative shortfall (equal_split - has) / equal_split (0
+    /// when it holds).
+    pub worst_shortfall: f64,
+    /// The user furthest below its equal split, when one is below.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Shortfall>,
+}
+
+/// A user that would run more tasks with its equal split of every server.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Shortfall {
+    /// The user.
+    pub user: String,
+    /// Its tasks.
+    pub has: f64,
+    /// Its tasks with (w_n / sum w) of every server it may use (capped).
+    pub equal_split: f64,
+}
+
+/// The tasks user `n` runs with (w_n / sum w) of every server it may use,
+/// capped at its task limit.
+pub fn equal_split(instance: &Instance, n: UserId) -> f64 {
+    let wsum: f64 = instance.users().iter().map(|u| u.weight).sum();
+    let g: f64 = instance.server_ids().map(|i| instance.gamma(n, i)).sum();
+    let fair = instance.user(n).weight / wsum * g;
+    // A user capped below its fair share only needs its cap.
+    instance.user(n).tasks.map_or(fair, |t| fair.min(t))
+}
+
+/// Sharing incentive under placement: x_n >= (w_n / sum w) sum_{i in E_n}
+/// gamma_{n,i}, with the worst user as witness.
+pub fn sharing_incentive_check(
+    instance: &Instance,
+    x: &[f64],
+    tolerance: f64,
+) -> SharingIncentiveCheck {
+    let mut worst = (0.0f64, None);
+    for n in instance.user_ids() {
+        let fair = equal_split(instance, n);
+        let short = if fair > 0.0 {
+            ((fair - x[n.0]) / fair).max(0.0)
+        } else {
+            0.0
+        };
+        if short > worst.0 {
+            worst = (short, Some((n, fair)));
+        }
+    }
+    SharingIncentiveCheck {
+        holds: worst.0 <= tolerance,
+        worst_shortfall: worst.0,
+        witness: worst
+            .1
+            .filter(|_| worst.0 > tolerance)
+            .map(|(n, fair)| Shortfall {
+                user: instance.user(n).name.clone(),
+                has: x[n.0],
+                equal_split: fair,
+            }),
+    }
+}
+
 /// Sharing incentive under placement: x_n >= (w_n / sum w) sum_{i in E_n}
 /// gamma_{n,i}. Returns the worst relative shortfall (0 when it holds).
 pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
-    let wsum: f64 = instance.users().iter().map(|u| u.weight).sum();
-    instance
-        .user_ids()
-        .map(|n| {
-            let g: f64 = instance.server_ids().map(|i| instance.gamma(n, i)).sum();
-            let mut fair = instance.user(n).weight / wsum * g;
-            // A user capped below its fair share only needs its cap.
-            if let Some(t) = instance.user(n).tasks {
-                fair = fair.min(t);
-            }
-            if fair > 0.0 {
-                ((fair - x[n.0]) / fair).max(0.0)
-            } else {
-                0.0
-            }
-        })
-        .fold(0.0, f64::max)
+    sharing_incentive_check(instance, x, 0.0).worst_shortfall
 }
 
 /// One user's worst Definition-4 check.
@@ -33,9 +84,9 @@ pub struct PsdsfUserCheck {
     /// The server entry where the check is tightest (name).
     pub server: Option<String>,
     /// How far it fails there (0 when it holds on every eligible server):
-    /// relative excess of the largest competing s_{m,i}/w_m over
-    /// s_{n,i}/w_n on the best saturated resource, or 1 when no resource
-    /// the user needs is saturated on that server.
+    /// the excess of the largest competing s_{m,i}/w_m over s_{n,i}/w_n,
+    /// relative to the former, on the best saturated resource (at most
+    /// 1), or 1 when no resource the user needs is saturated there.
     pub violation: f64,
 }
 
@@ -143,7 +194,7 @@ pub fn psdsf(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> PsdsfCh
                         let (l1, who, l2) = top[i][r];
                         let other = if who == n { l2 } else { l1 };
                         if other.is_finite() {
-                            ((other - mine) / mine.max(1e-300)).max(0.0)
+                            ((other - mine) / other.max(1e-300)).max(0.0)
                         } else {
                             0.0
                         }

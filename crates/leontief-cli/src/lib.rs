@@ -7,6 +7,7 @@
 //! run (backend failure).
 
 pub mod args;
+mod audit;
 pub mod bbf;
 pub mod cases;
 mod demo;
@@ -69,6 +70,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             pretty,
             layout: layout.into(),
         }),
+        Command::Audit { args } => audit::cmd(&args),
         Command::Validate { instance } => validate::cmd(&instance),
         Command::Simulate { args } => simulate::cmd(&args),
         Command::Plot { args } => plot::cmd(&args),

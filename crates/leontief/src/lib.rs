@@ -32,6 +32,7 @@
 //! the DRFH and NFC references) and [`enumerate_bbf`] (every
 //! bottleneck-based fair allocation).
 
+pub mod audit;
 mod bbf;
 mod conic;
 mod error;

@@ -1,6 +1,6 @@
 //! The arguments of the other commands.
 
-use super::OnFullArg;
+use super::{OnFullArg, VerifyArg};
 use std::path::PathBuf;
 
 /// `leontief simulate` arguments.
@@ -206,4 +206,32 @@ pub struct SweepArgs {
     /// Output CSV.
     #[arg(long)]
     pub csv: std::path::PathBuf,
+}
+
+/// `leontief audit`.
+#[derive(clap::Args, Debug)]
+pub struct AuditArgs {
+    /// Instance JSON.
+    pub instance: PathBuf,
+    /// The allocation: the allocation JSON `leontief solve` prints (dense
+    /// `tasks` or sparse `tasks_sparse`), or a CSV (`.csv`) with the
+    /// columns user,server,tasks (names; rows of one pair add up).
+    pub allocation: PathBuf,
+    /// Mechanisms to compare with, comma-separated spec strings
+    /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`).
+    #[arg(long, default_value = "drfh,nfc")]
+    pub against: String,
+    /// The LP-based properties (Pareto, DRFH max-min): auto runs them up to
+    /// 2,000,000 user-server pairs.
+    #[arg(long, value_enum, default_value_t = VerifyArg::Auto)]
+    pub verify: VerifyArg,
+    /// Time limit of each mechanism's solve, seconds.
+    #[arg(long)]
+    pub time_limit: Option<f64>,
+    /// Print readable tables instead of JSON.
+    #[arg(long)]
+    pub table: bool,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pub pretty: bool,
 }

@@ -139,6 +139,15 @@ pub(crate) enum Command {
         #[command(subcommand)]
         what: Repro,
     },
+    /// Audit an allocation made elsewhere (a scheduler's snapshot, a
+    /// heuristic, a paper's table): feasibility, whole tasks, sharing
+    /// incentive, envy-freeness, Pareto optimality, DRFH max-min, the BBF
+    /// condition (2) and PS-DSF Definition 4, each with a witness where it
+    /// fails, and the distance to exact mechanisms on the same instance.
+    Audit {
+        #[command(flatten)]
+        args: AuditArgs,
+    },
     /// Validate an instance and print what it holds, or every error.
     Validate {
         /// Instance JSON.

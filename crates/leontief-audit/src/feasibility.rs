@@ -1,0 +1,142 @@
+//! Feasibility of an allocation: capacities, placement, caps, signs, row sums.
+
+use crate::AuditTolerance;
+use leontief_core::{Instance, ServerId};
+use serde::Serialize;
+
+const INF: f64 = f64::INFINITY;
+
+/// Result of [`feasibility`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feasibility {
+    /// All rules hold.
+    pub ok: bool,
+    /// Largest capacity excess relative to the capacity (0 when feasible).
+    pub max_capacity_excess: f64,
+    /// Human-readable violations (at most 20).
+    pub violations: Vec<String>,
+    /// The most loaded server and resource (relative to its capacity),
+    /// over capacity or not; `None` when nothing is used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fullest: Option<Load>,
+}
+
+/// The load of one resource on one server entry.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Load {
+    /// The server entry.
+    pub server: String,
+    /// The resource.
+    pub resource: String,
+    /// What the allocation uses (all servers of a class together).
+    pub used: f64,
+    /// Its capacity (all servers of a class together).
+    pub capacity: f64,
+    /// used / capacity (above 1: over capacity by that factor).
+    pub load: f64,
+}
+
+/// Check capacities, placement (`placement`: honour `users[].servers`),
+/// caps, non-negativity and the row sums.
+pub fn feasibility(
+    instance: &Instance,
+    user_tasks: &[f64],
+    tasks: &[Vec<f64>],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Feasibility {
+    let (m, k) = (instance.num_resources(), instance.num_entries());
+    let mut v = Vec::new();
+    let mut excess = 0.0f64;
+    if user_tasks.len() != instance.num_users() || tasks.len() != instance.num_users() {
+        v.push("wrong number of users".to_string());
+        return Feasibility {
+            ok: false,
+            max_capacity_excess: INF,
+            violations: v,
+            fullest: None,
+        };
+    }
+    let mut used = vec![0.0; k * m];
+    for n in instance.user_ids() {
+        let u = instance.user(n);
+        let row = &tasks[n.0];
+        if row.len() != k {
+            v.push(format!(
+                "tasks[{}] has {} entries, expected {k}",
+                n.0,
+                row.len()
+            ));
+            continue;
+        }
+        let sum: f64 = row.iter().sum();
+        let size: f64 = row.iter().map(|x| x.abs()).sum();
+        // Every comparison is relative to the quantities compared: no
+        // absolute slack, so the verdict is the same in any units.
+        if (sum - user_tasks[n.0]).abs() > tol.feasibility * size.max(user_tasks[n.0].abs()) {
+            v.push(format!(
+                "user_tasks[{}] = {} but tasks[{}] sums to {sum}",
+                n.0, user_tasks[n.0], n.0
+            ));
+        }
+        if let Some(t) = u.tasks {
+            if sum > t * (1.0 + tol.feasibility) {
+                v.push(format!("{} runs {sum} tasks, above its cap {t}", u.name));
+            }
+        }
+        for (i, &x) in row.iter().enumerate() {
+            if x.is_nan() {
+                v.push(format!("tasks[{}][{i}] is not a number", n.0));
+            } else if x < -tol.feasibility * size {
+                v.push(format!("tasks[{}][{i}] is negative ({x})", n.0));
+            }
+            if x > tol.feasibility * size && placement && !instance.eligible(n, ServerId(i)) {
+                v.push(format!(
+                    "{} runs {x} tasks on {}, outside its servers",
+                    u.name,
+                    instance.servers()[i].name
+                ));
+            }
+            if x > 0.0 {
+                for r in 0..m {
+                    used[i * m + r] += x * u.demand[r];
+                }
+            }
+        }
+    }
+    let mut fullest: Option<Load> = None;
+    for i in instance.server_ids() {
+        for r in instance.resource_ids() {
+            let c = instance.class_capacity(i, r);
+            let u = used[i.0 * m + r.0];
+            let e = (u - c) / c.max(1e-300);
+            if u > c * (1.0 + tol.feasibility) {
+                v.push(format!(
+                    "{} on {} is over capacity: {u} > {c}",
+                    instance.resources()[r.0],
+                    instance.servers()[i.0].name
+                ));
+            }
+            if u > 0.0 {
+                excess = excess.max(e);
+                let load = if c > 0.0 { u / c } else { INF };
+                if fullest.as_ref().is_none_or(|f: &Load| load > f.load) {
+                    fullest = Some(Load {
+                        server: instance.servers()[i.0].name.clone(),
+                        resource: instance.resources()[r.0].clone(),
+                        used: u,
+                        capacity: c,
+                        load,
+                    });
+                }
+            }
+        }
+    }
+    v.truncate(20);
+    Feasibility {
+        ok: v.is_empty(),
+        max_capacity_excess: excess.max(0.0),
+        violations: v,
+        fullest,
+    }
+}

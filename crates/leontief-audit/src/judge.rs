@@ -1,0 +1,235 @@
+//! Judge an allocation made anywhere (a production scheduler's snapshot, a
+//! heuristic, a paper's table) property by property, each with a witness
+//! when it fails: the core of `leontief audit`.
+
+use crate::bbf::{condition2, BbfCheck, Pooled};
+use crate::placement::SharingIncentiveCheck;
+use crate::placement::{equal_split, psdsf, sharing_incentive_check, PsdsfCheck};
+use crate::verify::VerifyMode;
+use crate::{AuditTolerance, Feasibility, MaxMinCheck, ParetoCheck, Rise};
+use leontief_core::shares::dominant_sigma;
+use leontief_core::{Instance, UserId};
+use leontief_model::{BackendError, LpBackend};
+use serde::Serialize;
+
+/// Up to this many user-server pairs the LP-based properties (max-min,
+/// Pareto) run under [`VerifyMode::Auto`].
+pub const LP_CHECKS_UP_TO: usize = 2_000_000;
+
+/// Task counts within this of an integer are whole.
+const WHOLE: f64 = 1e-6;
+
+/// Every property of an allocation, each with its witness where it fails.
+#[derive(Debug, Clone, Serialize)]
+pub struct Judgement {
+    /// One line per property (the readable form of what follows).
+    pub summary: Vec<Verdict>,
+    /// Capacities, placement, caps, signs; the fullest server and resource.
+    pub feasibility: Feasibility,
+    /// Whole tasks: every count an integer, and feasible.
+    pub whole_tasks: WholeTasks,
+    /// Every user runs at least what an equal split of every server gives
+    /// it.
+    pub sharing_incentive: SharingIncentiveCheck,
+    /// Nobody could run more tasks with another's per-server bundle.
+    pub envy_freeness: EnvyFreeness,
+    /// No allocation is as good for every user and better for one; `None`
+    /// when not checked (size).
+    pub pareto: Option<ParetoCheck>,
+    /// DRFH: weighted lexicographic max-min of global dominant shares under
+    /// placement; `None` when not checked (size).
+    pub drfh_max_min: Option<MaxMin>,
+    /// Condition (2) of bottleneck-based fairness (003) on the pooled
+    /// model; `None` when a user demands a resource no server has.
+    pub bbf: Option<BbfCheck>,
+    /// PS-DSF Definition 4 (004): every user is blocked on every server it
+    /// may use by a saturated resource where nobody it competes with has a
+    /// higher weighted virtual dominant share.
+    pub psdsf: PsdsfCheck,
+    /// Per user: tasks, shares, equal split.
+    pub users: Vec<UserLine>,
+}
+
+/// The whole-task property.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeTasks {
+    /// Every task count is an integer (within 1e-6).
+    pub integral: bool,
+    /// The first fractional entry (user, server, tasks), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fractional: Option<(String, String, f64)>,
+    /// Integral and feasible.
+    pub holds: bool,
+}
+
+/// Envy-freeness with its witness.
+#[derive(Debug, Clone, Serialize)]
+pub struct EnvyFreeness {
+    /// Nobody envies anybody beyond the tolerance.
+    pub holds: bool,
+    /// The worst envy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Envy>,
+}
+
+/// One user envying another.
+#[derive(Debug, Clone, Serialize)]
+pub struct Envy {
+    /// The envious user.
+    pub user: String,
+    /// The user whose bundle it would rather have.
+    pub envies: String,
+    /// Tasks it would run with that bundle (scaled by the weights, capped).
+    pub could_run: f64,
+    /// Tasks it runs.
+    pub has: f64,
+}
+
+/// DRFH max-min with the rise made concrete.
+#[derive(Debug, Clone, Serialize)]
+pub struct MaxMin {
+    /// The check.
+    pub check: MaxMinCheck,
+    /// When it fails: the rising user, who pays, and the allocation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rise: Option<Rise>,
+}
+
+/// One user's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct UserLine {
+    /// The user.
+    pub user: String,
+    /// Its tasks (the sum over servers).
+    pub tasks: f64,
+    /// Global dominant share mu_n x_n.
+    pub dominant_share: f64,
+    /// Weighted level mu_n x_n / w_n (what DRFH equalises).
+    pub level: f64,
+    /// Tasks with (w_n / sum w) of every server it may use.
+    pub equal_split: f64,
+}
+
+/// One property's verdict in a line.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// The property.
+    pub property: &'static str,
+    /// Holds, fails, or `None`: not checked / not applicable.
+    pub holds: Option<bool>,
+    /// The witness (or why it was not checked), in words.
+    pub detail: String,
+}
+
+/// Judge `tasks` (per user, per server entry) on `instance`. The LP-based
+/// properties run up to [`LP_CHECKS_UP_TO`] pairs under `Auto`, always
+/// under `Always`, never under `Never`.
+///
+/// ```
+/// use leontief_audit::judge::judge;
+/// use leontief_audit::verify::VerifyMode;
+/// use leontief_core::Instance;
+/// let instance = Instance::from_json_str(r#"{
+///     "resources": ["cpu", "mem"],
+///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
+/// }"#).unwrap();
+/// // A scheduler put u1 on s1 only and u2 on s2 only, 5 tasks each.
+/// let tasks = vec![vec![5.0, 0.0], vec![0.0, 5.0]];
+/// let j = judge(&leontief_highs::Highs::default(), &instance, &tasks, VerifyMode::Auto).unwrap();
+/// assert!(j.feasibility.ok);
+/// assert!(!j.pareto.unwrap().ok); // both could run 10
+/// let rise = j.drfh_max_min.unwrap().rise.unwrap();
+/// assert!(rise.user.gets > 9.0 && rise.payers.is_empty());
+/// ```
+pub fn judge<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    tasks: &[Vec<f64>],
+    mode: VerifyMode,
+) -> Result<Judgement, BackendError> {
+    let tol = AuditTolerance::default();
+    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let feasibility = crate::feasibility(instance, &x, tasks, true, &tol);
+    let fractional = tasks.iter().enumerate().find_map(|(n, row)| {
+        row.iter().enumerate().find_map(|(i, &t)| {
+            ((t - t.round()).abs() > WHOLE).then(|| {
+                (
+                    instance.users()[n].name.clone(),
+                    instance.servers()[i].name.clone(),
+                    t,
+                )
+            })
+        })
+    });
+    let whole_tasks = WholeTasks {
+        integral: fractional.is_none(),
+        holds: fractional.is_none() && feasibility.ok,
+        fractional,
+    };
+    let envy = crate::envy(instance, tasks, true, &tol);
+    let envy_freeness = EnvyFreeness {
+        holds: envy.ok,
+        witness: envy.worst.map(|(user, envies, could_run, has)| Envy {
+            user,
+            envies,
+            could_run,
+            has,
+        }),
+    };
+    let size = instance.num_users() * instance.num_entries();
+    let lp = match mode {
+        VerifyMode::Always => true,
+        VerifyMode::Never => false,
+        VerifyMode::Auto => size <= LP_CHECKS_UP_TO,
+    };
+    let (pareto, drfh_max_min) = if lp {
+        let sigma = dominant_sigma(instance);
+        let check = crate::max_min(backend, instance, &sigma, &x, true, &tol)?;
+        let rise = match &check.witness {
+            Some(w) => crate::rise(backend, instance, &sigma, tasks, true, w)?,
+            None => None,
+        };
+        (
+            Some(crate::pareto(backend, instance, &x, true, &tol)?),
+            Some(MaxMin { check, rise }),
+        )
+    } else {
+        (None, None)
+    };
+    let bbf = Pooled::new(instance).map(|p| {
+        let f: Vec<f64> = x.iter().zip(&p.unit).map(|(&a, &u)| a / u).collect();
+        condition2(&p.resources, &p.r, &p.e, &p.ub, &f, 1e-6)
+    });
+    let psdsf = psdsf(instance, tasks, 1e-6);
+    let users = instance
+        .user_ids()
+        .map(|n| user_line(instance, n, x[n.0]))
+        .collect();
+    let mut j = Judgement {
+        summary: Vec::new(),
+        sharing_incentive: sharing_incentive_check(instance, &x, 1e-6),
+        feasibility,
+        whole_tasks,
+        envy_freeness,
+        pareto,
+        drfh_max_min,
+        bbf,
+        psdsf,
+        users,
+    };
+    j.summary = crate::verdicts::verdicts(&j, size);
+    Ok(j)
+}
+
+fn user_line(instance: &Instance, n: UserId, x: f64) -> UserLine {
+    let mu = instance.mu(n);
+    let share = if x == 0.0 { 0.0 } else { mu * x };
+    UserLine {
+        user: instance.user(n).name.clone(),
+        tasks: x,
+        dominant_share: share,
+        level: share / instance.user(n).weight,
+        equal_split: equal_split(instance, n),
+    }
+}

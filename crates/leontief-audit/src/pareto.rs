@@ -1,0 +1,72 @@
+//! Pareto optimality: no allocation is as good for all and better for one.
+
+use crate::polytope::{mu, polytope, protect};
+use crate::witness::{changes, placed, Change, Placed};
+use crate::AuditTolerance;
+use leontief_core::Instance;
+use leontief_model::{BackendError, LoadedLp, LpBackend};
+use serde::Serialize;
+
+/// Result of [`pareto`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParetoCheck {
+    /// No Pareto improvement exists.
+    pub ok: bool,
+    /// Largest gain in the sum of dominant shares with nobody worse off.
+    pub total_gain: f64,
+    /// A solve that did not end optimal, if any.
+    pub failed_status: Option<String>,
+    /// When the check fails: the users that gain (nobody loses) and the
+    /// improving allocation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub improvement: Option<Improvement>,
+}
+
+/// A Pareto improvement: a feasible allocation as good for every user and
+/// better for these.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Improvement {
+    /// The users that gain, largest gain (in dominant shares) first.
+    pub gainers: Vec<Change>,
+    /// The improving allocation (nonzero entries).
+    pub allocation: Vec<Placed>,
+}
+
+/// Pareto optimality: maximise the total keeping every user at its tasks.
+pub fn pareto<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    x: &[f64],
+    placement: bool,
+    tol: &AuditTolerance,
+) -> Result<ParetoCheck, BackendError> {
+    let mut p = polytope(backend, instance, placement)?;
+    for n in 0..x.len() {
+        protect(&mut p, instance, x, n, true)?;
+        p.lp.set_cost(p.y[n], mu(instance, n))?;
+    }
+    let s = p.lp.solve()?;
+    if !s.status.has_solution() {
+        return Ok(ParetoCheck {
+            ok: false,
+            total_gain: f64::NAN,
+            failed_status: Some(format!("{} ({})", s.status, s.raw_status)),
+            improvement: None,
+        });
+    }
+    // Gains in dominant-share units (any positive weights detect a Pareto
+    // improvement; shares make users of every size count alike).
+    let total: f64 = (0..x.len()).map(|n| x[n] * mu(instance, n)).sum();
+    let gain = s.objective - total;
+    let ok = gain <= tol.rise;
+    let improvement = (!ok).then(|| Improvement {
+        gainers: changes(instance, &p, x, &s.x, tol.rise / x.len().max(1) as f64),
+        allocation: placed(instance, &p, &s.x),
+    });
+    Ok(ParetoCheck {
+        ok,
+        total_gain: gain.max(0.0),
+        failed_status: None,
+        improvement,
+    })
+}

@@ -1,0 +1,106 @@
+//! The polytope of feasible allocations as an LP, shared by the checks
+//! that search for a better allocation (max-min, Pareto).
+
+use leontief_core::{Instance, ResourceId, ServerId};
+use leontief_model::{BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
+
+const INF: f64 = f64::INFINITY;
+
+/// The polytope of feasible allocations as an LP: columns x_{n,i}, one
+/// total column y_n per user (bounds set by each check), capacity rows.
+pub(crate) struct Polytope<L: LoadedLp> {
+    pub(crate) lp: L,
+    pub(crate) y: Vec<Col>,
+    /// (user, server entry, column) of every x_{n,i}.
+    pub(crate) pairs: Vec<(usize, usize, Col)>,
+}
+
+pub(crate) fn polytope<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    placement: bool,
+) -> Result<Polytope<B::Loaded>, BackendError> {
+    let (m, k, nu) = (
+        instance.num_resources(),
+        instance.num_entries(),
+        instance.num_users(),
+    );
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    // Each capacity row divided by its capacity: the LP's tolerance is then
+    // the same fraction of every server, whatever its size.
+    let capacity = |j: usize| instance.class_capacity(ServerId(j / m), ResourceId(j % m));
+    let cap: Vec<Row> = (0..k * m)
+        .map(|j| b.add_row(-INF, if capacity(j) > 0.0 { 1.0 } else { 0.0 }))
+        .collect();
+    let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
+    let mut pairs = Vec::new();
+    for n in instance.user_ids() {
+        let d = &instance.user(n).demand;
+        for i in instance.server_ids() {
+            let ok = if placement {
+                instance.can_run_on(n, i)
+            } else {
+                d.iter()
+                    .zip(instance.class_capacities(i))
+                    .all(|(&dr, &c)| dr == 0.0 || c > 0.0)
+            };
+            if ok {
+                let e = (0..m)
+                    .filter(|&r| d[r] > 0.0)
+                    .map(|r| {
+                        let c = capacity(i.0 * m + r);
+                        (cap[i.0 * m + r], if c > 0.0 { d[r] / c } else { d[r] })
+                    })
+                    .chain([(link[n.0], 1.0)]);
+                pairs.push((n.0, i.0, b.add_col(0.0, 0.0, INF, e)));
+            }
+        }
+    }
+    let y = instance
+        .user_ids()
+        .map(|n| {
+            b.add_col(
+                0.0,
+                0.0,
+                instance.user(n).tasks.unwrap_or(INF),
+                [(link[n.0], -1.0)],
+            )
+        })
+        .collect();
+    Ok(Polytope {
+        lp: backend.load(b.build())?,
+        y,
+        pairs,
+    })
+}
+
+pub(crate) fn protect<L: LoadedLp>(
+    p: &mut Polytope<L>,
+    instance: &Instance,
+    x: &[f64],
+    n: usize,
+    on: bool,
+) -> Result<(), BackendError> {
+    let cap = instance.users()[n].tasks.unwrap_or(INF);
+    // Protected users may give up 1e-9 / N of their tasks (room for the
+    // rounding of a solver's output); summed over all users that frees at
+    // most about 1e-9 of one user's tasks, far below the rise tolerance.
+    let relax = 1e-9 / instance.num_users() as f64;
+    let lo = if on {
+        (x[n] * (1.0 - relax)).max(0.0).min(cap)
+    } else {
+        0.0
+    };
+    p.lp.set_col_bounds(p.y[n], lo, cap)
+}
+
+/// mu_n, the global dominant share of one task of user n (0 if it demands
+/// a resource no server has: it cannot run, so it cannot gain).
+pub(crate) fn mu(instance: &Instance, n: usize) -> f64 {
+    let m = instance.mu(leontief_core::UserId(n));
+    if m.is_finite() {
+        m
+    } else {
+        0.0
+    }
+}

@@ -1,0 +1,75 @@
+//! What a failed check shows: the users whose tasks change and the
+//! allocation that changes them, in names, so a reader can check it.
+
+use crate::polytope::Polytope;
+use leontief_core::Instance;
+use leontief_model::LoadedLp;
+use serde::{Deserialize, Serialize};
+
+/// One user's tasks before and after a witness allocation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    /// The user.
+    pub user: String,
+    /// Its tasks in the audited allocation.
+    pub has: f64,
+    /// Its tasks in the witness allocation.
+    pub gets: f64,
+}
+
+/// One nonzero entry of a witness allocation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Placed {
+    /// The user.
+    pub user: String,
+    /// The server entry.
+    pub server: String,
+    /// Tasks of the user there.
+    pub tasks: f64,
+}
+
+/// The nonzero x_{n,i} of an LP solution on the polytope.
+pub(crate) fn placed<L: LoadedLp>(
+    instance: &Instance,
+    p: &Polytope<L>,
+    sol: &[f64],
+) -> Vec<Placed> {
+    p.pairs
+        .iter()
+        .filter(|(_, _, c)| sol[c.0] > 0.0)
+        .map(|&(n, i, c)| Placed {
+            user: instance.users()[n].name.clone(),
+            server: instance.servers()[i].name.clone(),
+            tasks: sol[c.0],
+        })
+        .collect()
+}
+
+/// The users whose tasks in `sol` differ from `x` by more than `share`
+/// in dominant-share units (mu_n |gets - has|), largest change first.
+pub(crate) fn changes<L: LoadedLp>(
+    instance: &Instance,
+    p: &Polytope<L>,
+    x: &[f64],
+    sol: &[f64],
+    share: f64,
+) -> Vec<Change> {
+    let mut out: Vec<(f64, Change)> = (0..x.len())
+        .filter_map(|n| {
+            let gets = sol[p.y[n].0];
+            let d = (gets - x[n]).abs() * crate::polytope::mu(instance, n);
+            (d > share).then(|| {
+                (
+                    d,
+                    Change {
+                        user: instance.users()[n].name.clone(),
+                        has: x[n],
+                        gets,
+                    },
+                )
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out.into_iter().map(|(_, c)| c).collect()
+}

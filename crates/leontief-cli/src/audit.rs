@@ -1,0 +1,157 @@
+//! `leontief audit INSTANCE ALLOCATION`: judge an allocation made
+//! elsewhere, as JSON or as readable tables.
+
+use crate::args::AuditArgs;
+use crate::failure::{bad_input, Failure};
+use crate::input::load;
+use anyhow::Context;
+use leontief::audit::{
+    audit, parse_against, read_allocation, AllocationFormat, AuditOptions, AuditReport,
+};
+use leontief_audit::verdicts::g;
+
+/// Users listed in the readable table.
+const TABLE_USERS: usize = 20;
+
+pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
+    let instance = load(&args.instance)?;
+    let text = std::fs::read_to_string(&args.allocation)
+        .map_err(|e| bad_input(format!("{}: {e}", args.allocation.display())))?;
+    let format = AllocationFormat::from_path(&args.allocation);
+    let tasks = read_allocation(&instance, &text, format)
+        .map_err(|e| bad_input(format!("{}: {e}", args.allocation.display())))?;
+    let options = AuditOptions {
+        against: parse_against(&args.against)?,
+        mode: args.verify.into(),
+        time_limit: args.time_limit,
+    };
+    let report = audit(&instance, &tasks, &options)?;
+    if args.table {
+        print!("{}", tables(&report));
+    } else if args.pretty {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report).context("serialising")?
+        );
+    } else {
+        println!("{}", serde_json::to_string(&report).context("serialising")?);
+    }
+    Ok(())
+}
+
+/// Left-aligned first column, the others right-aligned, widths from the
+/// content.
+fn aligned(rows: &[Vec<String>], left: usize) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for r in rows {
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, s)| {
+                if c < left {
+                    format!("{s:<w$}", w = width[c])
+                } else {
+                    format!("{s:>w$}", w = width[c])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), g)
+}
+
+/// The report as three tables: properties, users, mechanisms.
+pub(crate) fn tables(r: &AuditReport) -> String {
+    let j = &r.judgement;
+    let mut rows = vec![vec!["property".into(), "holds".into(), "witness".into()]];
+    for v in &j.summary {
+        let holds = match v.holds {
+            Some(true) => "yes",
+            Some(false) => "NO",
+            None => "-",
+        };
+        rows.push(vec![v.property.to_string(), holds.into(), v.detail.clone()]);
+    }
+    let mut out = aligned(&rows, 3);
+    out.push('\n');
+    let mut head = vec![
+        "user".to_string(),
+        "tasks".into(),
+        "dom. share".into(),
+        "level".into(),
+        "equal split".into(),
+    ];
+    for c in &r.against {
+        head.push(c.mechanism.clone());
+        head.push("ratio".into());
+    }
+    let mut rows = vec![head];
+    for (n, u) in j.users.iter().enumerate().take(TABLE_USERS) {
+        let mut row = vec![
+            u.user.clone(),
+            g(u.tasks),
+            g(u.dominant_share),
+            g(u.level),
+            g(u.equal_split),
+        ];
+        for c in &r.against {
+            row.push(g(c.users[n].mechanism_tasks));
+            row.push(opt(c.users[n].ratio));
+        }
+        rows.push(row);
+    }
+    out.push_str(&aligned(&rows, 1));
+    if j.users.len() > TABLE_USERS {
+        out.push_str(&format!(
+            "({} more users in the JSON)\n",
+            j.users.len() - TABLE_USERS
+        ));
+    }
+    if !r.against.is_empty() {
+        out.push('\n');
+        let mut rows = vec![vec![
+            "against".to_string(),
+            "status".into(),
+            "verified".into(),
+            "fairness %".into(),
+            "efficiency %".into(),
+            "lost most (tasks / mechanism's)".into(),
+        ]];
+        for c in &r.against {
+            let lost: Vec<String> = c
+                .lost_most
+                .iter()
+                .map(|l| format!("{} {}", l.user, opt(l.ratio)))
+                .collect();
+            rows.push(vec![
+                c.mechanism.clone(),
+                c.status.clone(),
+                if c.verified { "yes" } else { "no" }.into(),
+                opt(c.fairness_percent),
+                opt(c.efficiency_percent),
+                if lost.is_empty() {
+                    "nobody".into()
+                } else {
+                    lost.join(", ")
+                },
+            ]);
+        }
+        out.push_str(&aligned(&rows, 3));
+    }
+    out
+}
