@@ -14,6 +14,7 @@ mod demo;
 mod failure;
 mod fig4;
 mod generate;
+mod import;
 mod input;
 pub mod plot;
 pub mod repro;
@@ -23,7 +24,7 @@ pub mod sweep;
 mod validate;
 
 pub use args::{AlgorithmArg, ByArg, MechParams, OnFullArg};
-use args::{Cli, Command, Repro};
+use args::{Cli, Command, Import, Repro};
 use clap::Parser;
 pub use failure::Failure;
 pub use input::mechanism;
@@ -71,6 +72,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
             layout: layout.into(),
         }),
         Command::Audit { args } => audit::cmd(&args),
+        Command::Import { what } => match what {
+            Import::Kubernetes(args) => import::kubernetes(&args),
+        },
         Command::Validate { instance } => validate::cmd(&instance),
         Command::Simulate { args } => simulate::cmd(&args),
         Command::Plot { args } => plot::cmd(&args),

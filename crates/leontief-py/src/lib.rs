@@ -276,6 +276,73 @@ fn simulate(
 }
 
 /// The compiled module.
+/// audit(instance_json, allocation_text, csv, against="drfh,nfc", verify="auto", time_limit=None):
+/// every property of an allocation made elsewhere (allocation JSON, or CSV
+/// user,server,tasks when `csv`), with witnesses, and the distance to the
+/// mechanisms of `against`, as the JSON `leontief audit` prints.
+#[pyfunction]
+#[pyo3(signature = (instance_json, allocation_text, csv=false, against="drfh,nfc", verify="auto", time_limit=None))]
+fn audit(
+    py: Python<'_>,
+    instance_json: &str,
+    allocation_text: &str,
+    csv: bool,
+    against: &str,
+    verify: &str,
+    time_limit: Option<f64>,
+) -> PyResult<String> {
+    use leontief::audit::{AllocationFormat, AuditOptions};
+    let inst = instance(instance_json)?;
+    let format = if csv {
+        AllocationFormat::Csv
+    } else {
+        AllocationFormat::Json
+    };
+    let tasks = leontief::audit::read_allocation(&inst, allocation_text, format).map_err(to_py)?;
+    let opts = AuditOptions {
+        against: leontief::audit::parse_against(against)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        mode: options(verify, time_limit)?.verify,
+        time_limit,
+    };
+    let report = py
+        .allow_threads(|| leontief::audit::audit(&inst, &tasks, &opts))
+        .map_err(to_py)?;
+    serde_json::to_string(&report).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// import_kubernetes(nodes_json, pods_json, group_by="owner", merge="refuse", resources=None, uncapped=False):
+/// a Kubernetes snapshot as (instance JSON, tasks N x K, summary JSON).
+#[pyfunction]
+#[pyo3(signature = (nodes_json, pods_json, group_by="owner", merge="refuse", resources=None, uncapped=false))]
+fn import_kubernetes<'py>(
+    py: Python<'py>,
+    nodes_json: &str,
+    pods_json: &str,
+    group_by: &str,
+    merge: &str,
+    resources: Option<Vec<String>>,
+    uncapped: bool,
+) -> PyResult<(String, Bound<'py, PyArray2<f64>>, String)> {
+    let opts = leontief::import::KubernetesOptions {
+        group_by: group_by.parse().map_err(to_py)?,
+        merge: merge.parse().map_err(to_py)?,
+        resources,
+        uncapped,
+    };
+    let imp = leontief::import::kubernetes(nodes_json, pods_json, &opts).map_err(to_py)?;
+    Instance::new(imp.instance.clone())
+        .map_err(|e| PyValueError::new_err(format!("the snapshot is not a valid instance: {e}")))?;
+    let err = |e: serde_json::Error| LeontiefError::new_err(e.to_string());
+    let tasks =
+        PyArray2::from_vec2(py, &imp.tasks).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((
+        serde_json::to_string(&imp.instance).map_err(err)?,
+        tasks,
+        serde_json::to_string(&imp.summary).map_err(err)?,
+    ))
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LeontiefError", m.py().get_type::<LeontiefError>())?;
@@ -287,5 +354,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(enumerate_bbf, m)?)?;
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(import_kubernetes, m)?)?;
     Ok(())
 }

@@ -248,3 +248,65 @@ def test_every_notebook_runs(path, tmp_path):
     ).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", []) if o.output_type == "error"]
     assert not errors, errors
+
+
+K8S = ROOT / "datasets" / "kubernetes"
+
+
+def test_import_and_audit_match_the_cli(tmp_path):
+    inst, tasks, summary = lt.import_kubernetes(K8S / "nodes.json", K8S / "pods.json")
+    assert summary["users"] == 5 and summary["placed_pods"] == 16
+    assert tasks.shape == (5, 3) and tasks.sum() == 16
+    subprocess.run(
+        [cli(), "import", "kubernetes", str(K8S / "nodes.json"), str(K8S / "pods.json"),
+         "--instance", str(tmp_path / "c.json"), "--allocation", str(tmp_path / "p.csv")],
+        check=True, capture_output=True,
+    )
+    assert json.loads((tmp_path / "c.json").read_text()) == inst
+    report = lt.audit(inst, tasks, against=["drfh", "psdsf"])
+    out = subprocess.run(
+        [cli(), "audit", str(tmp_path / "c.json"), str(tmp_path / "p.csv"), "--against", "drfh,psdsf"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    assert report == json.loads(out)
+    assert report.holds["Pareto optimality"] is False
+    assert report.holds["feasibility"] is True
+    df = report.to_pandas()
+    assert df.loc["ml/StatefulSet/trainer", "drfh ratio"] == pytest.approx(2 / 3)
+
+
+def test_audit_takes_arrays_solutions_dicts_and_csv(tmp_path):
+    inst = {"demands": [[0.2, 1], [1, 0.2]], "capacities": [[2, 12], [12, 2]]}
+    sol = lt.solve(inst, "drfh")
+    reports = [
+        lt.audit(inst, sol, against=[]),
+        lt.audit(inst, sol.tasks, against=[]),
+        lt.audit(inst, sol.to_dict(), against=[]),
+    ]
+    csv = tmp_path / "a.csv"
+    csv.write_text("user,server,tasks\nu1,s1,10\nu2,s2,10\n")
+    reports.append(lt.audit(inst, csv, against=[]))
+    for r in reports:
+        assert all(v is True for v in (r.holds["DRFH max-min"], r.holds["Pareto optimality"])), r["summary"]
+    with pytest.raises(ValueError, match="allocation line 2: unknown user"):
+        csv.write_text("user,server,tasks\nnobody,s1,1\n")
+        lt.audit(inst, csv)
+    with pytest.raises(ValueError, match="allocation.tasks has 1 rows"):
+        lt.audit(inst, [[1, 2]])
+    with pytest.raises(ValueError, match="nosuch"):
+        lt.audit(inst, sol, against=["nosuch"])
+
+
+def test_import_kubernetes_refusals_are_value_errors():
+    nodes = {"items": [{"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4", "memory": "8GB"}}}]}
+    with pytest.raises(ValueError, match=r"nodes.items\[0\].status.allocatable.memory"):
+        lt.import_kubernetes(nodes, {"items": []})
+    with pytest.raises(ValueError, match="group-by"):
+        lt.import_kubernetes(K8S / "nodes.json", K8S / "pods.json", group_by="team")
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    failed, tried = doctest.testmod(lt)
+    assert tried >= 3 and failed == 0

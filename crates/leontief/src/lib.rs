@@ -37,6 +37,7 @@ mod bbf;
 mod conic;
 mod error;
 mod generated;
+pub mod import;
 mod mechanism;
 mod options;
 mod output;

@@ -235,3 +235,34 @@ pub struct AuditArgs {
     #[arg(long)]
     pub pretty: bool,
 }
+
+/// `leontief import kubernetes`.
+#[derive(clap::Args, Debug)]
+pub struct KubernetesArgs {
+    /// `kubectl get nodes -o json` output.
+    pub nodes: PathBuf,
+    /// `kubectl get pods -A -o json` output.
+    pub pods: PathBuf,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (pods per node) here: CSV user,server,tasks
+    /// for a `.csv` path, the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+    /// Users: owner (the pod's controller), namespace, or label=KEY.
+    #[arg(long, default_value = "owner")]
+    pub group_by: String,
+    /// Pods of one user with different requests: refuse, split (one user
+    /// per request vector) or max (the largest request of each resource).
+    #[arg(long, default_value = "refuse")]
+    pub merge: String,
+    /// Resources, comma-separated Kubernetes names (default cpu, memory
+    /// and every other resource a pod requests).
+    #[arg(long)]
+    pub resources: Option<String>,
+    /// Leave users uncapped (default: each user's task cap is its number
+    /// of pods, running and pending).
+    #[arg(long)]
+    pub uncapped: bool,
+}

@@ -148,6 +148,12 @@ pub(crate) enum Command {
         #[command(flatten)]
         args: AuditArgs,
     },
+    /// Import a real cluster snapshot as an instance and the allocation
+    /// the cluster made (for `leontief audit`).
+    Import {
+        #[command(subcommand)]
+        what: Import,
+    },
     /// Validate an instance and print what it holds, or every error.
     Validate {
         /// Instance JSON.
@@ -186,6 +192,15 @@ pub(crate) enum Command {
         #[arg(long)]
         eligible: Option<usize>,
     },
+}
+
+/// `leontief import` sources.
+#[derive(Subcommand)]
+pub(crate) enum Import {
+    /// `kubectl get nodes -o json` and `kubectl get pods -A -o json`:
+    /// servers are nodes (allocatable), users are workloads (each pod one
+    /// task of its effective request), the allocation is pods per node.
+    Kubernetes(KubernetesArgs),
 }
 
 /// `leontief repro` targets.

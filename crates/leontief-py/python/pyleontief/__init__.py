@@ -40,6 +40,9 @@ __all__ = [
     "sweep",
     "SweepResult",
     "simulate",
+    "audit",
+    "AuditReport",
+    "import_kubernetes",
     "LeontiefError",
     "MECHANISMS",
 ]
@@ -376,3 +379,107 @@ def simulate(
     if "sample_times" in r:
         r["sample_times"] = np.asarray(r["sample_times"], dtype=float)
     return r
+
+
+class AuditReport(dict):
+    """What :func:`audit` found: the JSON of ``leontief audit`` as a dict
+    (``summary``, one entry per property, ``users``, ``against``), with
+    :attr:`holds` and :meth:`to_pandas`."""
+
+    @property
+    def holds(self) -> dict:
+        """Property name -> True, False, or None (not checked / not
+        applicable)."""
+        return {v["property"]: v["holds"] for v in self["summary"]}
+
+    def to_pandas(self):
+        """One row per user: tasks, shares, equal split, and per mechanism
+        its tasks and the ratio (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError as e:  # pragma: no cover - depends on the venv
+            raise ImportError("to_pandas needs pandas (pip install pandas)") from e
+        df = pd.DataFrame(self["users"]).set_index("user")
+        for c in self["against"]:
+            m = c["mechanism"]
+            df[m] = [u["mechanism_tasks"] for u in c["users"]]
+            df[f"{m} ratio"] = [np.nan if u["ratio"] is None else u["ratio"] for u in c["users"]]
+        return df
+
+
+def _allocation_text(allocation: Any) -> tuple:
+    """(text, is_csv) of an allocation given as a path (.csv or .json), a
+    Solution, a dict in the allocation format, or an N x K array of tasks."""
+    if isinstance(allocation, Solution):
+        return allocation.to_json(), False
+    if isinstance(allocation, (str, os.PathLike)):
+        text = str(allocation)
+        if text.lstrip().startswith("{"):
+            return text, False
+        with open(allocation, encoding="utf-8") as f:
+            return f.read(), text.lower().endswith(".csv")
+    if isinstance(allocation, Mapping):
+        return json.dumps(allocation), False
+    tasks = np.asarray(allocation, dtype=float)
+    if tasks.ndim != 2:
+        raise ValueError(
+            "allocation: a path (.json or .csv), a Solution, a dict in the allocation format, or an N x K array of tasks"
+        )
+    return json.dumps({"tasks": tasks.tolist()}), False
+
+
+def audit(
+    instance: Any,
+    allocation: Any,
+    *,
+    against: Iterable[str] | str = ("drfh", "nfc"),
+    verify: str = "auto",
+    time_limit: Optional[float] = None,
+) -> AuditReport:
+    """Audit an allocation made elsewhere (a scheduler's snapshot, a
+    heuristic, a paper's table): feasibility, whole tasks, sharing
+    incentive, envy-freeness, Pareto optimality, DRFH max-min, BBF condition
+    (2), PS-DSF Definition 4, each with a witness where it fails, and the
+    distance to each mechanism of ``against`` (spec strings).
+
+    >>> import pyleontief as lt
+    >>> inst = {"demands": [[0.2, 1], [1, 0.2]], "capacities": [[2, 12], [12, 2]]}
+    >>> r = lt.audit(inst, [[10, 0], [0, 4]], against=["drfh"])
+    >>> r.holds["Pareto optimality"], r["against"][0]["lost_most"][0]["user"]
+    (False, 'u2')
+    """
+    text, csv = _allocation_text(allocation)
+    if not isinstance(against, str):
+        against = ",".join(against)
+    return AuditReport(
+        json.loads(_core.audit(_instance_json(instance), text, csv, against, verify, time_limit))
+    )
+
+
+def import_kubernetes(
+    nodes: Any,
+    pods: Any,
+    *,
+    group_by: str = "owner",
+    merge: str = "refuse",
+    resources: Optional[Sequence[str]] = None,
+    uncapped: bool = False,
+) -> tuple:
+    """A Kubernetes snapshot (``kubectl get nodes -o json``, ``kubectl get
+    pods -A -o json``: paths, JSON text or dicts) as (instance dict, tasks
+    N x K array of pods per node, summary dict); the rules are those of
+    ``leontief import kubernetes`` (docs/audit.md)."""
+
+    def text(v: Any) -> str:
+        if isinstance(v, Mapping):
+            return json.dumps(v)
+        s = str(v)
+        if s.lstrip().startswith("{"):
+            return s
+        with open(v, encoding="utf-8") as f:
+            return f.read()
+
+    inst, tasks, summary = _core.import_kubernetes(
+        text(nodes), text(pods), group_by, merge, None if resources is None else list(resources), uncapped
+    )
+    return json.loads(inst), tasks, json.loads(summary)

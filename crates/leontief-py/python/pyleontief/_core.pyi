@@ -37,3 +37,20 @@ def simulate(
     horizon: Optional[float] = None,
     dedicated: bool = False,
 ) -> str: ...
+
+def audit(
+    instance_json: str,
+    allocation_text: str,
+    csv: bool = False,
+    against: str = "drfh,nfc",
+    verify: str = "auto",
+    time_limit: Optional[float] = None,
+) -> str: ...
+def import_kubernetes(
+    nodes_json: str,
+    pods_json: str,
+    group_by: str = "owner",
+    merge: str = "refuse",
+    resources: Optional[Sequence[str]] = None,
+    uncapped: bool = False,
+) -> Tuple[str, np.ndarray, str]: ...

@@ -1,0 +1,130 @@
+//! `leontief import kubernetes` then `leontief audit` on the bundled
+//! snapshot (datasets/kubernetes, the README's worked example), and the
+//! command's refusals.
+
+mod common;
+use common::leontief;
+use serde_json::Value;
+
+fn datasets() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets")
+}
+
+#[test]
+fn kubernetes_snapshot_round_trip() {
+    let dir = tempdir();
+    let k = datasets().join("kubernetes");
+    let inst = dir.join("cluster.json");
+    let alloc = dir.join("pods.csv");
+    let (code, out, err) = leontief(&[
+        "import",
+        "kubernetes",
+        k.join("nodes.json").to_str().unwrap(),
+        k.join("pods.json").to_str().unwrap(),
+        "--instance",
+        inst.to_str().unwrap(),
+        "--allocation",
+        alloc.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["users"], 5);
+    assert_eq!(summary["placed_pods"], 16);
+    assert_eq!(summary["pending_pods"], 1);
+    let (code, out, err) = leontief(&["audit", inst.to_str().unwrap(), alloc.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["feasibility"]["ok"], true);
+    // The scheduler left a trainer pod pending where it fits.
+    let p = &r["pareto"];
+    assert_eq!(p["ok"], false);
+    assert_eq!(
+        p["improvement"]["gainers"][0]["user"],
+        "ml/StatefulSet/trainer"
+    );
+    assert_eq!(p["improvement"]["gainers"][0]["gets"], 3.0);
+    assert_eq!(
+        r["drfh_max_min"]["rise"]["payers"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
+    assert_eq!(r["against"][0]["mechanism"], "drfh");
+    assert_eq!(
+        r["against"][0]["lost_most"][0]["user"],
+        "ml/StatefulSet/trainer"
+    );
+    let (code, table, _) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        alloc.to_str().unwrap(),
+        "--table",
+        "--against",
+        "drfh,kdf:2,psdsf",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("Pareto optimality      NO     all keep their tasks while ml/StatefulSet/trainer 2 -> 3"), "{table}");
+    assert!(table.contains("kdf:k=2"), "{table}");
+    // The README's worked example is what the command prints.
+    let (_, table, _) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        alloc.to_str().unwrap(),
+        "--table",
+        "--against",
+        "drfh,psdsf",
+    ]);
+    let readme = std::fs::read_to_string(datasets().join("../README.md")).unwrap();
+    let section = &readme[readme
+        .find("## Audit the allocation your cluster made")
+        .unwrap()..];
+    let start = section.find("```text\n").unwrap() + 8;
+    let shown = &section[start..start + section[start..].find("```").unwrap()];
+    assert!(
+        table.starts_with(shown),
+        "README shows:\n{shown}\nthe command prints:\n{table}"
+    );
+    let doc = std::fs::read_to_string(datasets().join("../docs/audit.md")).unwrap();
+    let start = doc.find("```text\n").unwrap() + 8;
+    let shown = &doc[start..start + doc[start..].find("```").unwrap()];
+    assert_eq!(shown, table, "docs/audit.md");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_entry() {
+    let dir = tempdir();
+    let inst = datasets().join("paper-examples/drfh-fig1.json");
+    let csv = dir.join("a.csv");
+    std::fs::write(&csv, "user,server,tasks\nu1,s1,1\nu9,s1,2\n").unwrap();
+    let (code, _, err) = leontief(&["audit", inst.to_str().unwrap(), csv.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("a.csv: allocation line 3: unknown user \"u9\""),
+        "{err}"
+    );
+    let json = dir.join("a.json");
+    std::fs::write(&json, "{\"tasks\": [[1, 0], [0, -1e999]]}").unwrap();
+    let (code, _, err) = leontief(&["audit", inst.to_str().unwrap(), json.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    std::fs::write(&csv, "user,server,tasks\nu1,s1,1\n").unwrap();
+    let (code, _, err) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        csv.to_str().unwrap(),
+        "--against",
+        "drfh,nosuch",
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("nosuch"), "{err}");
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "leontief-audit-test-{}-{:?}",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

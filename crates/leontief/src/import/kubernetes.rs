@@ -1,0 +1,474 @@
+//! A Kubernetes snapshot as an instance and its allocation: the output of
+//! `kubectl get nodes -o json` (servers: each node's allocatable) and
+//! `kubectl get pods -A -o json` (users: workloads, each task one pod with
+//! the pod's effective request; the allocation: pods per node).
+
+use super::quantity::parse_quantity;
+use crate::error::{bad_input, Error};
+use leontief_core::{RawInstance, RawServer, RawUser};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap};
+
+/// Which pods make one user.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum GroupBy {
+    /// The pod's controller (`namespace/Kind/name` of the controlling
+    /// ownerReference; a pod without owner is its own user).
+    #[default]
+    Owner,
+    /// The namespace.
+    Namespace,
+    /// The value of a label (`KEY=value`; pods without it: `KEY=<none>`).
+    Label(String),
+}
+
+impl std::str::FromStr for GroupBy {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<GroupBy, Error> {
+        match s {
+            "owner" => Ok(GroupBy::Owner),
+            "namespace" => Ok(GroupBy::Namespace),
+            _ => match s.strip_prefix("label=") {
+                Some(k) if !k.is_empty() => Ok(GroupBy::Label(k.to_string())),
+                _ => Err(bad_input(format!(
+                    "group-by \"{s}\": use owner, namespace or label=KEY"
+                ))),
+            },
+        }
+    }
+}
+
+/// What to do when the pods of one user request different vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Merge {
+    /// Refuse, naming the user and two differing pods.
+    #[default]
+    Refuse,
+    /// One user per distinct request vector (`name#2`, `name#3`, ...).
+    Split,
+    /// One user whose task demands the largest request of each resource
+    /// (its pods may then not fit where they run: the audit says so).
+    Max,
+}
+
+impl std::str::FromStr for Merge {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Merge, Error> {
+        match s {
+            "refuse" => Ok(Merge::Refuse),
+            "split" => Ok(Merge::Split),
+            "max" => Ok(Merge::Max),
+            _ => Err(bad_input(format!(
+                "merge \"{s}\": use refuse, split or max"
+            ))),
+        }
+    }
+}
+
+/// How a snapshot is read.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct KubernetesOptions {
+    /// Which pods make one user.
+    pub group_by: GroupBy,
+    /// Differing request vectors within a user.
+    pub merge: Merge,
+    /// The resources (Kubernetes names); default cpu, memory and every
+    /// other resource a counted pod requests.
+    pub resources: Option<Vec<String>>,
+    /// Leave users uncapped (default: a user's task cap is its number of
+    /// pods, running and pending: the replicas it asked for).
+    pub uncapped: bool,
+}
+
+/// The pods left out, by reason.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Skipped {
+    /// Succeeded or Failed.
+    pub finished: usize,
+    /// No request on any chosen resource (BestEffort).
+    pub best_effort: usize,
+    /// Up to 20 of them (`namespace/name: reason`).
+    pub examples: Vec<String>,
+}
+
+/// What the import read.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ImportSummary {
+    /// Nodes (servers).
+    pub nodes: usize,
+    /// Users.
+    pub users: usize,
+    /// Pods bound to a node (the allocation's tasks).
+    pub placed_pods: usize,
+    /// Pods not bound to a node (they count in their user's cap).
+    pub pending_pods: usize,
+    /// Pods left out.
+    pub skipped: Skipped,
+    /// The resources and their units.
+    pub resources: Vec<String>,
+}
+
+/// An imported snapshot.
+#[derive(Debug, Clone)]
+pub struct Imported {
+    /// The instance (servers: nodes; users: workloads).
+    pub instance: RawInstance,
+    /// Pods per user and node.
+    pub tasks: Vec<Vec<f64>>,
+    /// What was read.
+    pub summary: ImportSummary,
+}
+
+fn items<'a>(v: &'a Value, file: &str) -> Result<&'a Vec<Value>, Error> {
+    v.get("items").and_then(Value::as_array).ok_or_else(|| {
+        bad_input(format!(
+            "{file}: no \"items\" array (expected `kubectl get {file} -o json`)"
+        ))
+    })
+}
+
+fn quantities(v: Option<&Value>, at: &str) -> Result<Map<String, Value>, Error> {
+    match v {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(m)) => Ok(m.clone()),
+        Some(_) => Err(bad_input(format!("{at} is not an object"))),
+    }
+}
+
+fn quantity(v: &Value, at: &str) -> Result<f64, Error> {
+    let q = match v {
+        Value::String(s) => parse_quantity(s).map_err(|e| bad_input(format!("{at}: {e}")))?,
+        Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
+        _ => return Err(bad_input(format!("{at} is not a quantity"))),
+    };
+    if q.is_nan() || q < 0.0 {
+        return Err(bad_input(format!("{at} is negative")));
+    }
+    Ok(q)
+}
+
+/// One container's request per resource name (requests, or limits where a
+/// request is absent: what the API server defaults them to).
+fn container(c: &Value, at: &str) -> Result<HashMap<String, f64>, Error> {
+    let req = quantities(
+        c.pointer("/resources/requests"),
+        &format!("{at}.resources.requests"),
+    )?;
+    let lim = quantities(
+        c.pointer("/resources/limits"),
+        &format!("{at}.resources.limits"),
+    )?;
+    let mut out = HashMap::new();
+    for (k, v) in &lim {
+        out.insert(
+            k.clone(),
+            quantity(v, &format!("{at}.resources.limits.{k}"))?,
+        );
+    }
+    for (k, v) in &req {
+        out.insert(
+            k.clone(),
+            quantity(v, &format!("{at}.resources.requests.{k}"))?,
+        );
+    }
+    Ok(out)
+}
+
+fn add(into: &mut HashMap<String, f64>, from: &HashMap<String, f64>) {
+    for (k, v) in from {
+        *into.entry(k.clone()).or_insert(0.0) += v;
+    }
+}
+
+fn max_into(into: &mut HashMap<String, f64>, from: &HashMap<String, f64>) {
+    for (k, v) in from {
+        let e = into.entry(k.clone()).or_insert(0.0);
+        *e = e.max(*v);
+    }
+}
+
+/// The pod's effective request, by the Kubernetes rule: the larger of
+/// (the app containers plus the sidecars, restartable init containers)
+/// and, for every init container, its request plus the sidecars started
+/// before it; plus the pod overhead.
+pub fn pod_request(pod: &Value, at: &str) -> Result<HashMap<String, f64>, Error> {
+    let list = |field: &str| -> Result<Vec<Value>, Error> {
+        match pod.pointer(&format!("/spec/{field}")) {
+            None | Some(Value::Null) => Ok(Vec::new()),
+            Some(Value::Array(a)) => Ok(a.clone()),
+            Some(_) => Err(bad_input(format!("{at}.spec.{field} is not an array"))),
+        }
+    };
+    let mut running = HashMap::new();
+    for (j, c) in list("containers")?.iter().enumerate() {
+        add(
+            &mut running,
+            &container(c, &format!("{at}.spec.containers[{j}]"))?,
+        );
+    }
+    let mut sidecars = HashMap::new();
+    let mut init = HashMap::new();
+    for (j, c) in list("initContainers")?.iter().enumerate() {
+        let r = container(c, &format!("{at}.spec.initContainers[{j}]"))?;
+        let mut start = sidecars.clone();
+        add(&mut start, &r);
+        max_into(&mut init, &start);
+        if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
+            add(&mut sidecars, &r);
+        }
+    }
+    add(&mut running, &sidecars);
+    max_into(&mut running, &init);
+    let overhead = quantities(
+        pod.pointer("/spec/overhead"),
+        &format!("{at}.spec.overhead"),
+    )?;
+    for (k, v) in &overhead {
+        *running.entry(k.clone()).or_insert(0.0) +=
+            quantity(v, &format!("{at}.spec.overhead.{k}"))?;
+    }
+    Ok(running)
+}
+
+fn text<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+fn user_key(pod: &Value, group: &GroupBy) -> String {
+    let ns = text(pod, "/metadata/namespace").unwrap_or("default");
+    match group {
+        GroupBy::Namespace => ns.to_string(),
+        GroupBy::Label(k) => {
+            let v = pod
+                .pointer("/metadata/labels")
+                .and_then(|l| l.get(k))
+                .and_then(Value::as_str)
+                .unwrap_or("<none>");
+            format!("{k}={v}")
+        }
+        GroupBy::Owner => {
+            let owners = pod
+                .pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array);
+            let owner = owners.and_then(|o| {
+                o.iter()
+                    .find(|r| r.get("controller").and_then(Value::as_bool) == Some(true))
+                    .or_else(|| o.first())
+            });
+            match owner {
+                Some(o) => format!(
+                    "{ns}/{}/{}",
+                    text(o, "/kind").unwrap_or("Owner"),
+                    text(o, "/name").unwrap_or("?")
+                ),
+                None => format!("{ns}/Pod/{}", text(pod, "/metadata/name").unwrap_or("?")),
+            }
+        }
+    }
+}
+
+struct Pod {
+    name: String,
+    key: String,
+    demand: Vec<f64>,
+    node: Option<usize>,
+}
+
+/// Read a snapshot.
+pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Result<Imported, Error> {
+    let nodes: Value =
+        serde_json::from_str(nodes).map_err(|e| bad_input(format!("nodes: not JSON: {e}")))?;
+    let pods: Value =
+        serde_json::from_str(pods).map_err(|e| bad_input(format!("pods: not JSON: {e}")))?;
+    let nodes = items(&nodes, "nodes")?;
+    let pods = items(&pods, "pods")?;
+    let mut node_index = HashMap::new();
+    let mut allocatable = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        let name = text(n, "/metadata/name")
+            .ok_or_else(|| bad_input(format!("nodes.items[{i}].metadata.name is missing")))?;
+        if node_index.insert(name.to_string(), i).is_some() {
+            return Err(bad_input(format!(
+                "nodes.items[{i}]: node \"{name}\" appears twice"
+            )));
+        }
+        let at = format!("nodes.items[{i}].status.allocatable");
+        let mut caps = HashMap::new();
+        for (k, v) in quantities(n.pointer("/status/allocatable"), &at)? {
+            caps.insert(k.clone(), quantity(&v, &format!("{at}.{k}"))?);
+        }
+        allocatable.push((name.to_string(), caps));
+    }
+    let mut summary = ImportSummary {
+        nodes: nodes.len(),
+        ..ImportSummary::default()
+    };
+    let skip = |s: &mut ImportSummary, name: &str, why: &str| {
+        if s.skipped.examples.len() < 20 {
+            s.skipped.examples.push(format!("{name}: {why}"));
+        }
+    };
+    // Requests per pod, by name, before the resources are chosen.
+    let mut read = Vec::new();
+    for (j, p) in pods.iter().enumerate() {
+        let at = format!("pods.items[{j}]");
+        let name = format!(
+            "{}/{}",
+            text(p, "/metadata/namespace").unwrap_or("default"),
+            text(p, "/metadata/name").unwrap_or("?")
+        );
+        let phase = text(p, "/status/phase").unwrap_or("Pending");
+        if phase == "Succeeded" || phase == "Failed" {
+            summary.skipped.finished += 1;
+            skip(&mut summary, &name, phase);
+            continue;
+        }
+        let node = match text(p, "/spec/nodeName") {
+            Some(n) if !n.is_empty() => Some(*node_index.get(n).ok_or_else(|| {
+                bad_input(format!("{at}.spec.nodeName \"{n}\" is not among the nodes"))
+            })?),
+            _ => None,
+        };
+        read.push((
+            name,
+            user_key(p, &options.group_by),
+            pod_request(p, &at)?,
+            node,
+        ));
+    }
+    let resources: Vec<String> = match &options.resources {
+        Some(r) => r.clone(),
+        None => {
+            let mut others: BTreeSet<String> = BTreeSet::new();
+            for (_, _, req, _) in &read {
+                others.extend(req.iter().filter(|(_, &v)| v > 0.0).map(|(k, _)| k.clone()));
+            }
+            let mut r = vec!["cpu".to_string(), "memory".to_string()];
+            r.extend(others.into_iter().filter(|k| k != "cpu" && k != "memory"));
+            r
+        }
+    };
+    let mut list = Vec::new();
+    for (name, key, req, node) in read {
+        let demand: Vec<f64> = resources
+            .iter()
+            .map(|r| req.get(r).copied().unwrap_or(0.0))
+            .collect();
+        if demand.iter().all(|&d| d == 0.0) {
+            summary.skipped.best_effort += 1;
+            skip(
+                &mut summary,
+                &name,
+                "no request on the chosen resources (BestEffort)",
+            );
+            continue;
+        }
+        list.push(Pod {
+            name,
+            key,
+            demand,
+            node,
+        });
+    }
+    let users = group(&list, options.merge)?;
+    let mut tasks = vec![vec![0.0; nodes.len()]; users.len()];
+    let mut raw_users = Vec::new();
+    for (u, (name, demand, members)) in users.iter().enumerate() {
+        for &p in members {
+            match list[p].node {
+                Some(i) => {
+                    tasks[u][i] += 1.0;
+                    summary.placed_pods += 1;
+                }
+                None => summary.pending_pods += 1,
+            }
+        }
+        raw_users.push(RawUser {
+            name: name.clone(),
+            demand: demand.clone(),
+            weight: None,
+            tasks: (!options.uncapped).then_some(members.len() as f64),
+            servers: None,
+            rank_weights: None,
+        });
+    }
+    summary.users = raw_users.len();
+    summary.resources = resources
+        .iter()
+        .map(|r| match r.as_str() {
+            "cpu" => "cpu (cores)".to_string(),
+            "memory" | "ephemeral-storage" => format!("{r} (bytes)"),
+            _ => r.clone(),
+        })
+        .collect();
+    let servers = allocatable
+        .into_iter()
+        .map(|(name, caps)| RawServer {
+            name,
+            capacity: resources
+                .iter()
+                .map(|r| caps.get(r).copied().unwrap_or(0.0))
+                .collect(),
+            count: None,
+        })
+        .collect();
+    Ok(Imported {
+        instance: RawInstance {
+            name: Some("kubernetes snapshot".into()),
+            description: None,
+            resources,
+            servers,
+            users: raw_users,
+        },
+        tasks,
+        summary,
+    })
+}
+
+/// One user: its name, its demand, its pods.
+type Group = (String, Vec<f64>, Vec<usize>);
+
+/// Users in order of first appearance.
+fn group(pods: &[Pod], merge: Merge) -> Result<Vec<Group>, Error> {
+    let mut users: Vec<Group> = Vec::new();
+    let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    let same = |a: &[f64], b: &[f64]| {
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()))
+    };
+    for (p, pod) in pods.iter().enumerate() {
+        let ids = by_key.entry(pod.key.as_str()).or_default();
+        if let Some(&u) = ids.iter().find(|&&u| same(&users[u].1, &pod.demand)) {
+            users[u].2.push(p);
+            continue;
+        }
+        match (merge, ids.first()) {
+            (_, None) => {}
+            (Merge::Refuse, Some(&u)) => {
+                let first = &pods[users[u].2[0]];
+                return Err(bad_input(format!(
+                    "user {}: pod {} requests {:?} but pod {} requests {:?}; choose --group-by or --merge split|max",
+                    pod.key, first.name, first.demand, pod.name, pod.demand
+                )));
+            }
+            (Merge::Max, Some(&u)) => {
+                for (d, &v) in users[u].1.iter_mut().zip(&pod.demand) {
+                    *d = d.max(v);
+                }
+                users[u].2.push(p);
+                continue;
+            }
+            (Merge::Split, Some(_)) => {}
+        }
+        let name = if ids.is_empty() {
+            pod.key.clone()
+        } else {
+            format!("{}#{}", pod.key, ids.len() + 1)
+        };
+        ids.push(users.len());
+        users.push((name, pod.demand.clone(), vec![p]));
+    }
+    Ok(users)
+}

@@ -1,0 +1,30 @@
+//! Importers of real cluster snapshots: an instance and the allocation the
+//! cluster made, ready for [`crate::audit`].
+
+mod kubernetes;
+mod quantity;
+
+pub use kubernetes::{
+    kubernetes, pod_request, GroupBy, ImportSummary, Imported, KubernetesOptions, Merge, Skipped,
+};
+pub use quantity::{parse_quantity, QuantityError};
+
+use leontief_core::RawInstance;
+
+/// An allocation as the CSV `leontief audit` reads: `user,server,tasks`,
+/// one row per nonzero entry (names quoted where needed).
+pub fn allocation_csv(instance: &RawInstance, tasks: &[Vec<f64>]) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    // Writing to memory cannot fail.
+    let _ = w.write_record(["user", "server", "tasks"]);
+    for (n, row) in tasks.iter().enumerate() {
+        for (i, &t) in row.iter().enumerate().filter(|(_, &t)| t != 0.0) {
+            let _ = w.write_record([
+                instance.users[n].name.as_str(),
+                instance.servers[i].name.as_str(),
+                &t.to_string(),
+            ]);
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

@@ -1,0 +1,285 @@
+//! The Kubernetes importer on snapshots written here in the real schemas
+//! (`kubectl get nodes/pods -o json`): requests by the Kubernetes rule,
+//! grouping, merging, refusals that name the field.
+
+use leontief::import::{kubernetes, GroupBy, KubernetesOptions, Merge};
+use serde_json::{json, Value};
+
+fn node(name: &str, cpu: &str, mem: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+           "status": {"allocatable": {"cpu": cpu, "memory": mem, "pods": "110"},
+                      "capacity": {"cpu": cpu, "memory": mem, "pods": "110"}}})
+}
+
+fn pod(
+    ns: &str,
+    name: &str,
+    owner: Option<(&str, &str)>,
+    node: Option<&str>,
+    spec: Value,
+) -> Value {
+    let owners: Vec<Value> = owner
+        .map(|(k, n)| json!({"apiVersion": "apps/v1", "kind": k, "name": n, "controller": true}))
+        .into_iter()
+        .collect();
+    let mut spec = spec;
+    if let Some(n) = node {
+        spec["nodeName"] = json!(n);
+    }
+    json!({"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": ns, "ownerReferences": owners, "labels": {"team": ns}},
+           "spec": spec,
+           "status": {"phase": if node.is_some() { "Running" } else { "Pending" }}})
+}
+
+fn containers(reqs: &[(&str, &str)]) -> Value {
+    json!({"containers": reqs.iter().enumerate().map(|(j, (c, m))| json!({
+        "name": format!("c{j}"), "image": "x", "resources": {"requests": {"cpu": c, "memory": m}}
+    })).collect::<Vec<_>>()})
+}
+
+fn list(items: Vec<Value>) -> String {
+    json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items})
+        .to_string()
+}
+
+fn nodes() -> String {
+    list(vec![node("n1", "4", "8Gi"), node("n2", "8000m", "16384Mi")])
+}
+
+const GI: f64 = 1073741824.0;
+
+#[test]
+fn servers_users_and_pods_per_node() {
+    let pods = list(vec![
+        pod(
+            "a",
+            "w-1",
+            Some(("ReplicaSet", "w")),
+            Some("n1"),
+            containers(&[("500m", "1Gi")]),
+        ),
+        pod(
+            "a",
+            "w-2",
+            Some(("ReplicaSet", "w")),
+            Some("n2"),
+            containers(&[("0.5", "1024Mi")]),
+        ),
+        pod(
+            "a",
+            "w-3",
+            Some(("ReplicaSet", "w")),
+            None,
+            containers(&[("500m", "1Gi")]),
+        ),
+        pod(
+            "b",
+            "solo",
+            None,
+            Some("n2"),
+            containers(&[("1", "1Gi"), ("1", "1Gi")]),
+        ),
+    ]);
+    let imp = kubernetes(&nodes(), &pods, &KubernetesOptions::default()).unwrap();
+    let i = &imp.instance;
+    assert_eq!(i.resources, vec!["cpu", "memory"]);
+    assert_eq!(i.servers[1].name, "n2");
+    assert_eq!(i.servers[1].capacity, vec![8.0, 16.0 * GI]);
+    assert_eq!(i.users.len(), 2);
+    assert_eq!(i.users[0].name, "a/ReplicaSet/w");
+    assert_eq!(i.users[0].demand, vec![0.5, GI]);
+    // The cap is the number of pods, the pending one included.
+    assert_eq!(i.users[0].tasks, Some(3.0));
+    assert_eq!(i.users[1].name, "b/Pod/solo");
+    assert_eq!(i.users[1].demand, vec![2.0, 2.0 * GI]);
+    assert_eq!(imp.tasks, vec![vec![1.0, 1.0], vec![0.0, 1.0]]);
+    assert_eq!(imp.summary.placed_pods, 3);
+    assert_eq!(imp.summary.pending_pods, 1);
+    // The instance is one leontief accepts, and the audit reads the pair.
+    let inst = leontief::Instance::new(imp.instance.clone()).unwrap();
+    let csv = leontief::import::allocation_csv(&imp.instance, &imp.tasks);
+    let t = leontief::audit::read_allocation(&inst, &csv, leontief::audit::AllocationFormat::Csv)
+        .unwrap();
+    assert_eq!(t, imp.tasks);
+}
+
+#[test]
+fn effective_request_follows_the_kubernetes_rule() {
+    // App containers 1 + 0.5 cpu; init 3 cpu alone; sidecar 0.25 cpu
+    // started before a second init of 2.9 cpu: max(1.5 + 0.25, 3, 0.25,
+    // 0.25 + 2.9) = 3.15; memory: max(2Gi + 1Gi, 1Gi, 1Gi + 1Gi) = 3Gi;
+    // plus overhead 0.1 cpu.
+    let mut spec = containers(&[("1", "1Gi"), ("500m", "1Gi")]);
+    spec["initContainers"] = json!([
+        {"name": "i1", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}},
+        {"name": "side", "restartPolicy": "Always", "resources": {"requests": {"cpu": "250m", "memory": "1Gi"}}},
+        {"name": "i2", "resources": {"requests": {"cpu": "2900m", "memory": "1Gi"}}}
+    ]);
+    spec["overhead"] = json!({"cpu": "100m"});
+    // Limits stand in for absent requests.
+    let limits = json!({"containers": [{"name": "l", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}]});
+    let pods = list(vec![
+        pod("a", "p", None, Some("n2"), spec),
+        pod("a", "q", None, Some("n2"), limits),
+    ]);
+    let imp = kubernetes(&nodes(), &pods, &KubernetesOptions::default()).unwrap();
+    let d = &imp.instance.users[0].demand;
+    assert!((d[0] - 3.25).abs() < 1e-12, "{d:?}");
+    assert_eq!(d[1], 3.0 * GI);
+    assert_eq!(imp.instance.users[1].demand, vec![2.0, GI]);
+}
+
+#[test]
+fn grouping_and_merging() {
+    let pods = list(vec![
+        pod(
+            "a",
+            "x-1",
+            Some(("ReplicaSet", "x")),
+            Some("n1"),
+            containers(&[("1", "1Gi")]),
+        ),
+        pod(
+            "a",
+            "y-1",
+            Some(("ReplicaSet", "y")),
+            Some("n1"),
+            containers(&[("2", "1Gi")]),
+        ),
+        pod(
+            "a",
+            "y-2",
+            Some(("ReplicaSet", "y")),
+            Some("n2"),
+            containers(&[("2", "1Gi")]),
+        ),
+        pod(
+            "b",
+            "z-1",
+            Some(("Job", "z")),
+            Some("n2"),
+            containers(&[("1", "1Gi")]),
+        ),
+    ]);
+    let by = |group_by: GroupBy, merge: Merge| {
+        kubernetes(
+            &nodes(),
+            &pods,
+            &KubernetesOptions {
+                group_by,
+                merge,
+                ..KubernetesOptions::default()
+            },
+        )
+    };
+    let owner = by(GroupBy::Owner, Merge::Refuse).unwrap();
+    assert_eq!(owner.instance.users.len(), 3);
+    // Namespace a holds two request vectors: refused with the user named...
+    let e = by(GroupBy::Namespace, Merge::Refuse).unwrap_err();
+    assert!(e.is_bad_input());
+    let msg = e.to_string();
+    assert!(msg.starts_with("user a: pod a/x-1 requests [1.0, 1073741824.0] but pod a/y-1 requests [2.0, 1073741824.0]"), "{msg}");
+    // ...split into one user per vector...
+    let split = by(GroupBy::Namespace, Merge::Split).unwrap();
+    let names: Vec<&str> = split
+        .instance
+        .users
+        .iter()
+        .map(|u| u.name.as_str())
+        .collect();
+    assert_eq!(names, ["a", "a#2", "b"]);
+    assert_eq!(
+        split.tasks,
+        vec![vec![1.0, 0.0], vec![1.0, 1.0], vec![0.0, 1.0]]
+    );
+    // ...or merged at the largest request.
+    let max = by(GroupBy::Namespace, Merge::Max).unwrap();
+    assert_eq!(max.instance.users[0].demand, vec![2.0, GI]);
+    assert_eq!(max.instance.users[0].tasks, Some(3.0));
+    let label = by(GroupBy::Label("team".into()), Merge::Split).unwrap();
+    assert_eq!(label.instance.users[0].name, "team=a");
+}
+
+#[test]
+fn refusals_name_the_field() {
+    let bad = |nodes: String, pods: String| {
+        let e = kubernetes(&nodes, &pods, &KubernetesOptions::default()).unwrap_err();
+        assert!(e.is_bad_input());
+        e.to_string()
+    };
+    let ok_pods = list(vec![pod(
+        "a",
+        "p",
+        None,
+        Some("n1"),
+        containers(&[("1", "1Gi")]),
+    )]);
+    assert_eq!(
+        bad(list(vec![node("n1", "4", "8GB")]), ok_pods.clone()),
+        "nodes.items[0].status.allocatable.memory: \"8GB\" is not a Kubernetes quantity: unknown suffix \"GB\" (use Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or e<exponent>)"
+    );
+    assert_eq!(
+        bad(
+            nodes(),
+            list(vec![pod(
+                "a",
+                "p",
+                None,
+                Some("n1"),
+                containers(&[("-1", "1Gi")])
+            )])
+        ),
+        "pods.items[0].spec.containers[0].resources.requests.cpu is negative"
+    );
+    assert_eq!(
+        bad(
+            nodes(),
+            list(vec![pod(
+                "a",
+                "p",
+                None,
+                Some("n9"),
+                containers(&[("1", "1Gi")])
+            )])
+        ),
+        "pods.items[0].spec.nodeName \"n9\" is not among the nodes"
+    );
+    assert_eq!(
+        bad("{\"kind\": \"List\"}".into(), ok_pods.clone()),
+        "nodes: no \"items\" array (expected `kubectl get nodes -o json`)"
+    );
+    assert_eq!(
+        bad(
+            list(vec![node("n1", "4", "8Gi"), node("n1", "4", "8Gi")]),
+            ok_pods
+        ),
+        "nodes.items[1]: node \"n1\" appears twice"
+    );
+    assert!("label=".parse::<GroupBy>().is_err());
+    assert!("sum".parse::<Merge>().is_err());
+}
+
+#[test]
+fn finished_and_best_effort_pods_are_counted_not_imported() {
+    let mut done = pod("a", "d", None, Some("n1"), containers(&[("1", "1Gi")]));
+    done["status"]["phase"] = json!("Succeeded");
+    let empty = pod(
+        "a",
+        "e",
+        None,
+        Some("n1"),
+        json!({"containers": [{"name": "c", "image": "x"}]}),
+    );
+    let keep = pod("a", "k", None, Some("n1"), containers(&[("1", "1Gi")]));
+    let imp = kubernetes(
+        &nodes(),
+        &list(vec![done, empty, keep]),
+        &KubernetesOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(imp.instance.users.len(), 1);
+    assert_eq!(imp.summary.skipped.finished, 1);
+    assert_eq!(imp.summary.skipped.best_effort, 1);
+    assert_eq!(imp.summary.skipped.examples.len(), 2);
+}
