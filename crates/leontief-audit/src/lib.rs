@@ -24,6 +24,7 @@ pub mod bbf;
 mod certificate;
 mod envy;
 pub mod equilibrium;
+pub mod exact;
 mod feasibility;
 pub mod first_order;
 pub mod judge;

@@ -1,12 +1,13 @@
 //! `leontief audit INSTANCE ALLOCATION`: judge an allocation made
 //! elsewhere, as JSON or as readable tables.
 
-use crate::args::AuditArgs;
+use crate::args::{AuditArgs, SpTableArgs};
 use crate::failure::{bad_input, Failure};
 use crate::input::load;
 use anyhow::Context;
 use leontief::audit::{
-    audit, parse_against, read_allocation, AllocationFormat, AuditOptions, AuditReport,
+    audit, parse_against, probe_sp, read_allocation, AllocationFormat, AuditOptions, AuditReport,
+    ProbeOptions,
 };
 use leontief_audit::verdicts::g;
 
@@ -15,17 +16,34 @@ const TABLE_USERS: usize = 20;
 
 pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
     let instance = load(&args.instance)?;
-    let text = std::fs::read_to_string(&args.allocation)
-        .map_err(|e| bad_input(format!("{}: {e}", args.allocation.display())))?;
-    let format = AllocationFormat::from_path(&args.allocation);
+    if let Some(spec) = &args.probe_sp {
+        return probe(&instance, spec, args);
+    }
+    let Some(path) = &args.allocation else {
+        return Err(bad_input(
+            "audit needs an ALLOCATION (or --probe-sp MECHANISM)",
+        ));
+    };
+    let text =
+        std::fs::read_to_string(path).map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+    let format = AllocationFormat::from_path(path);
     let tasks = read_allocation(&instance, &text, format)
-        .map_err(|e| bad_input(format!("{}: {e}", args.allocation.display())))?;
+        .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
     let options = AuditOptions {
         against: parse_against(&args.against)?,
         mode: args.verify.into(),
         time_limit: args.time_limit,
     };
-    let report = audit(&instance, &tasks, &options)?;
+    let mut report = audit(&instance, &tasks, &options)?;
+    if let Some(shares) = &args.exact {
+        let shares: Option<leontief::Mechanism> = match shares.as_str() {
+            "" => None,
+            s => Some(s.parse()?),
+        };
+        let check = leontief::audit::exact(&instance, &text, &tasks, shares.as_ref())
+            .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+        report.exact = Some(check);
+    }
     if args.table {
         print!("{}", tables(&report));
     } else if args.pretty {
@@ -153,5 +171,122 @@ pub(crate) fn tables(r: &AuditReport) -> String {
         }
         out.push_str(&aligned(&rows, 3));
     }
+    if let Some(e) = &r.exact {
+        out.push_str(&format!(
+            "\nexact certificate: {}; {} rounds, {} pairs; proven rise bound {} (relative), capacity excess {}, negative prices {}\n",
+            if e.ok { "proved" } else { "NOT proved" },
+            e.rounds,
+            e.pairs,
+            g(e.proven_rise_bound),
+            g(e.capacity_excess),
+            e.negative_prices
+        ));
+        for v in &e.violations {
+            out.push_str(&format!("  {v}\n"));
+        }
+    }
     out
+}
+
+fn probe(instance: &leontief::Instance, spec: &str, args: &AuditArgs) -> Result<(), Failure> {
+    let mechanism: leontief::Mechanism = spec.parse()?;
+    let options = ProbeOptions {
+        users: args
+            .users
+            .as_ref()
+            .map(|u| u.split(',').map(|s| s.trim().to_string()).collect()),
+        budget: args.budget,
+        seed: args.seed,
+    };
+    let p = probe_sp(instance, &mechanism, &options)?;
+    if args.table {
+        let mut rows = vec![vec![
+            "user".to_string(),
+            "truthful".into(),
+            "best".into(),
+            "gain %".into(),
+            "misreport".into(),
+        ]];
+        for u in &p.users {
+            rows.push(vec![
+                u.user.clone(),
+                g(u.truthful),
+                g(u.best),
+                if u.gain.is_finite() {
+                    g(100.0 * u.gain)
+                } else {
+                    "from 0".into()
+                },
+                match (&u.misreport, &u.how) {
+                    (Some(v), Some(how)) => format!(
+                        "[{}] ({how})",
+                        v.iter().map(|x| g(*x)).collect::<Vec<_>>().join(", ")
+                    ),
+                    _ => "-".into(),
+                },
+            ]);
+        }
+        print!("{}", aligned(&rows, 1));
+    } else {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&p).context("serialising")?
+        );
+    }
+    Ok(())
+}
+
+/// `leontief repro sp-table`: the probe of every mechanism on generated
+/// instances of three shapes, as a markdown table.
+pub(crate) fn sp_table(args: &SpTableArgs) -> Result<(), Failure> {
+    let mechanisms = parse_against(&args.mechanisms)?;
+    let shapes = [
+        ("heterogeneous", 6, 4, 2),
+        ("heterogeneous", 5, 3, 3),
+        ("heterogeneous", 4, 1, 2),
+    ];
+    println!("| mechanism | instances | manipulable | users who gain | largest gain | where |");
+    println!("|---|---|---|---|---|---|");
+    for m in &mechanisms {
+        let (mut count, mut manip, mut gainers, mut users) = (0, 0, 0, 0);
+        let mut best: (f64, String) = (0.0, "-".into());
+        for (kind, nu, k, r) in shapes {
+            for seed in 0..args.instances {
+                let inst = leontief::generated(kind, nu, k, r, seed, 0)?;
+                let options = ProbeOptions {
+                    users: None,
+                    budget: args.budget,
+                    seed,
+                };
+                let p = match probe_sp(&inst, m, &options) {
+                    Ok(p) => p,
+                    Err(e) if e.is_bad_input() => continue,
+                    Err(e) => return Err(e.into()),
+                };
+                count += 1;
+                manip += usize::from(p.manipulable);
+                users += p.users.len();
+                for u in &p.users {
+                    gainers += usize::from(u.gain > 0.0);
+                    if u.gain > best.0 {
+                        let how = u.how.as_deref().unwrap_or("");
+                        best = (
+                            u.gain,
+                            format!("{kind} {nu}x{k}x{r} seed {seed}: {} ({how})", u.user),
+                        );
+                    }
+                }
+            }
+        }
+        let largest = if best.0.is_finite() {
+            format!("{}%", g(100.0 * best.0))
+        } else {
+            "from 0 tasks".into()
+        };
+        println!(
+            "| {m} | {count} | {manip} | {gainers} of {users} | {largest} | {} |",
+            best.1
+        );
+    }
+    Ok(())
 }

@@ -87,6 +87,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => bbf::merge_cmd(&files, instance.as_ref(), pretty),
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
+            Repro::SpTable(args) => audit::sp_table(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
             Repro::SimFig4(args) => fig4::cmd(&args),
             Repro::FdsContours(args) => repro::fds_contours(&args),

@@ -55,7 +55,7 @@ pub struct MaxMinCertificate {
 }
 
 /// One round of a [`MaxMinCertificate`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RoundPrices {
     /// The round (1-based, as in `frozen_round`).
     pub round: usize,

@@ -215,8 +215,24 @@ pub struct AuditArgs {
     pub instance: PathBuf,
     /// The allocation: the allocation JSON `leontief solve` prints (dense
     /// `tasks` or sparse `tasks_sparse`), or a CSV (`.csv`) with the
-    /// columns user,server,tasks (names; rows of one pair add up).
-    pub allocation: PathBuf,
+    /// columns user,server,tasks (names; rows of one pair add up). Not
+    /// with --probe-sp.
+    #[arg(required_unless_present = "probe_sp")]
+    pub allocation: Option<PathBuf>,
+    /// Probe MECHANISM (a spec string) for strategy-proofness on INSTANCE
+    /// instead: search misreported demands per user and report the
+    /// largest gain in true tasks, with the misreport.
+    #[arg(long, value_name = "MECHANISM", conflicts_with = "allocation")]
+    pub probe_sp: Option<String>,
+    /// --probe-sp: the users probed (names, comma-separated; default all).
+    #[arg(long, requires = "probe_sp")]
+    pub users: Option<String>,
+    /// --probe-sp: mechanism solves per user.
+    #[arg(long, default_value_t = 40, requires = "probe_sp")]
+    pub budget: usize,
+    /// --probe-sp: seed of the local search.
+    #[arg(long, default_value_t = 1, requires = "probe_sp")]
+    pub seed: u64,
     /// Mechanisms to compare with, comma-separated spec strings
     /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`).
     #[arg(long, default_value = "drfh,nfc")]
@@ -228,6 +244,12 @@ pub struct AuditArgs {
     /// Time limit of each mechanism's solve, seconds.
     #[arg(long)]
     pub time_limit: Option<f64>,
+    /// Re-check the allocation's max-min certificate (drfh, kdf, tsf on
+    /// several servers) in exact rational arithmetic and report the proven
+    /// bound on the distance from the optimal level; the value names the
+    /// shares where the output does not (`--exact kdf:k=2`).
+    #[arg(long, value_name = "SHARES", num_args = 0..=1, default_missing_value = "")]
+    pub exact: Option<String>,
     /// Print readable tables instead of JSON.
     #[arg(long)]
     pub table: bool,
@@ -265,4 +287,21 @@ pub struct KubernetesArgs {
     /// of pods, running and pending).
     #[arg(long)]
     pub uncapped: bool,
+}
+
+/// `leontief repro sp-table`.
+#[derive(clap::Args, Debug)]
+pub struct SpTableArgs {
+    /// Generated instances per shape.
+    #[arg(long, default_value_t = 8)]
+    pub instances: u64,
+    /// Mechanism solves per user.
+    #[arg(long, default_value_t = 30)]
+    pub budget: usize,
+    /// Mechanisms (comma-separated spec strings).
+    #[arg(
+        long,
+        default_value = "drf,drfh,kdf:k=1,kdf:k=2,tsf,naive-drf,nfc,psdsf,vds:alpha=2,fds:alpha=1,gfj:alpha=2,bbf-eg,first-fit,best-fit,slots:slots=4"
+    )]
+    pub mechanisms: String,
 }

@@ -206,6 +206,10 @@ pub(crate) enum Import {
 /// `leontief repro` targets.
 #[derive(Subcommand)]
 pub(crate) enum Repro {
+    /// The strategy-proofness table of docs/audit.md: the misreport probe
+    /// of every mechanism on generated instances.
+    #[command(name = "sp-table")]
+    SpTable(SpTableArgs),
     /// Table 1 of 003: mean number of BBF solutions for random requests.
     #[command(name = "bbf-table1")]
     BbfTable1(Table1Args),

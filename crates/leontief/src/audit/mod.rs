@@ -19,10 +19,15 @@
 //! ```
 
 mod compare;
+mod exact;
+mod probe;
 mod read;
 
 pub use compare::{compare, Comparison, Ratio};
+pub use exact::exact;
+pub use leontief_audit::exact::ExactCheck;
 pub use leontief_audit::judge::{Judgement, Verdict};
+pub use probe::{probe_sp, Probe, ProbeOptions, UserProbe, GAIN_THRESHOLD};
 pub use read::{read_allocation, AllocationFormat, Tasks};
 
 use crate::error::Error;
@@ -59,6 +64,10 @@ pub struct AuditReport {
     pub judgement: Judgement,
     /// The distance to each mechanism of [`AuditOptions::against`].
     pub against: Vec<Comparison>,
+    /// The allocation's max-min certificate re-checked in exact
+    /// arithmetic, when asked ([`exact`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<ExactCheck>,
 }
 
 /// Audit `tasks` (per user and server entry, instance order) on
@@ -82,7 +91,11 @@ pub fn audit(
         .iter()
         .map(|m| Ok(compare(instance, &x, m, &crate::solve(instance, m, &run)?)))
         .collect::<Result<_, Error>>()?;
-    Ok(AuditReport { judgement, against })
+    Ok(AuditReport {
+        judgement,
+        against,
+        exact: None,
+    })
 }
 
 /// A list of mechanisms, comma-separated: spec strings (`kdf:k=2`,

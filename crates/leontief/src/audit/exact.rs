@@ -1,0 +1,80 @@
+//! `leontief audit --exact`: the max-min certificate an allocation JSON
+//! carries, re-checked in exact rational arithmetic
+//! ([`leontief_audit::exact`]).
+
+use crate::error::{bad_input, Error};
+use crate::{Instance, Mechanism};
+use leontief_audit::exact::{exact_certificate, ExactCheck};
+use leontief_core::shares::{kdf_sigma, tsf_sigma};
+use leontief_core::RoundPrices;
+use serde_json::Value;
+
+/// Re-check exactly the certificate of `allocation` (the JSON `leontief
+/// solve` prints for drfh, kdf or tsf on several servers). The shares are
+/// those of `shares` when given, else of the allocation's `mechanism`
+/// (kdf needs `shares`: its k is not in the output). Refuses an
+/// allocation without a certificate.
+pub fn exact(
+    instance: &Instance,
+    allocation: &str,
+    tasks: &[Vec<f64>],
+    shares: Option<&Mechanism>,
+) -> Result<ExactCheck, Error> {
+    let v: Value = serde_json::from_str(allocation)
+        .map_err(|e| bad_input(format!("--exact needs the allocation JSON: {e}")))?;
+    let rounds = v.pointer("/certificate/rounds").ok_or_else(|| {
+        bad_input(
+            "the allocation carries no max-min certificate (certificate.rounds): --exact checks the certificates drfh, kdf and tsf print on several servers",
+        )
+    })?;
+    let rounds: Vec<RoundPrices> = serde_json::from_value(rounds.clone())
+        .map_err(|e| bad_input(format!("allocation.certificate.rounds: {e}")))?;
+    let frozen: Vec<usize> = v
+        .get("frozen_round")
+        .cloned()
+        .map(serde_json::from_value)
+        .transpose()
+        .map_err(|e| bad_input(format!("allocation.frozen_round: {e}")))?
+        .ok_or_else(|| bad_input("the allocation has a certificate but no frozen_round"))?;
+    let user_tasks: Vec<f64> = match v.get("user_tasks") {
+        Some(u) => serde_json::from_value(u.clone())
+            .map_err(|e| bad_input(format!("allocation.user_tasks: {e}")))?,
+        None => tasks.iter().map(|r| r.iter().sum()).collect(),
+    };
+    let name = v.get("mechanism").and_then(Value::as_str).unwrap_or("");
+    let mechanism = match shares {
+        Some(m) => m.clone(),
+        None => match name {
+            "drfh" => Mechanism::Drfh,
+            "tsf" => Mechanism::Tsf,
+            other => {
+                return Err(bad_input(format!(
+                    "--exact: the shares of mechanism \"{other}\" are not known from the output; name them (--exact drfh, --exact kdf:k=2, --exact tsf)"
+                )))
+            }
+        },
+    };
+    let (dominant, sigma) = match mechanism {
+        Mechanism::Drfh => (true, vec![0.0; instance.num_users()]),
+        Mechanism::Tsf => (false, tsf_sigma(instance)),
+        Mechanism::Kdf { k } => (false, kdf_sigma(instance, k)),
+        other => {
+            return Err(bad_input(format!(
+                "--exact {other}: only drfh, kdf and tsf print a max-min certificate"
+            )))
+        }
+    };
+    let placement = !v.get("pooled").and_then(Value::as_bool).unwrap_or(false);
+    Ok(exact_certificate(
+        instance,
+        dominant,
+        &sigma,
+        tasks,
+        &user_tasks,
+        &frozen,
+        &rounds,
+        placement,
+        1e-7,
+        1e-6,
+    ))
+}

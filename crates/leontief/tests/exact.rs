@@ -1,0 +1,124 @@
+//! `audit::exact`: the certificates the solver prints are proved in exact
+//! arithmetic; a price one ulp below zero (dual infeasible) is refused, as
+//! is a certificate that does not fit the allocation.
+
+use leontief::audit::{exact, read_allocation, AllocationFormat};
+use leontief::{generated, to_json, Instance, Layout, Mechanism, Options};
+use serde_json::Value;
+
+fn solved(inst: &Instance, m: &Mechanism) -> (String, Vec<Vec<f64>>) {
+    let a = leontief::solve(inst, m, &Options::default()).unwrap();
+    let text = to_json(a, Layout::Dense, false).unwrap();
+    let tasks = read_allocation(inst, &text, AllocationFormat::Json).unwrap();
+    (text, tasks)
+}
+
+fn cases() -> Vec<(String, Instance, Mechanism)> {
+    let mut v = Vec::new();
+    for seed in 0..6u64 {
+        let het = generated("heterogeneous", 12, 9, 2, seed, 0).unwrap();
+        let three = generated("heterogeneous", 8, 6, 3, seed, 0).unwrap();
+        let place = generated("placement", 10, 8, 2, seed, 3).unwrap();
+        for (name, inst) in [("het", het), ("3 res", three), ("placement", place)] {
+            for m in [Mechanism::Drfh, Mechanism::Kdf { k: 2 }, Mechanism::Tsf] {
+                v.push((format!("{m} on {name} seed {seed}"), inst.clone(), m));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn printed_certificates_are_proved_exactly() {
+    let mut proved = 0;
+    for (name, inst, m) in cases() {
+        let (text, tasks) = solved(&inst, &m);
+        let v: Value = serde_json::from_str(&text).unwrap();
+        if v.pointer("/certificate/rounds").is_none() {
+            continue;
+        }
+        let shares = (m != Mechanism::Drfh).then_some(&m);
+        let e = exact(&inst, &text, &tasks, shares).unwrap();
+        assert!(e.ok, "{name}: {e:?}");
+        assert!(e.proven_rise_bound <= 1e-6, "{name}");
+        assert_eq!(e.negative_prices, 0);
+        proved += 1;
+    }
+    assert!(proved >= 40, "only {proved} certificates");
+}
+
+fn with_price(text: &str, f: impl Fn(f64) -> Option<f64>) -> Option<String> {
+    let mut v: Value = serde_json::from_str(text).unwrap();
+    for round in v["certificate"]["rounds"].as_array_mut()? {
+        for row in round["prices"].as_array_mut().unwrap() {
+            for p in row.as_array_mut().unwrap() {
+                if let Some(new) = f(p.as_f64().unwrap()) {
+                    *p = serde_json::json!(new);
+                    return Some(v.to_string());
+                }
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn one_ulp_below_zero_is_refused() {
+    let below_zero = f64::from_bits(0x8000_0000_0000_0001); // -5e-324
+    let mut refused = 0;
+    for (name, inst, m) in cases().into_iter().filter(|c| c.2 == Mechanism::Drfh) {
+        let (text, tasks) = solved(&inst, &m);
+        // A zero price one ulp lower: dual infeasible, refused.
+        let Some(bad) = with_price(&text, |p| (p == 0.0).then_some(below_zero)) else {
+            continue;
+        };
+        let e = exact(&inst, &bad, &tasks, None).unwrap();
+        assert!(!e.ok, "{name}");
+        assert_eq!(e.negative_prices, 1, "{name}");
+        // A positive price one ulp higher stays a valid bound, proved.
+        let up = with_price(&text, |p| (p > 0.0).then_some(p.next_up())).unwrap();
+        assert!(exact(&inst, &up, &tasks, None).unwrap().ok, "{name}");
+        refused += 1;
+    }
+    assert!(refused >= 5, "only {refused} instances with a zero price");
+}
+
+#[test]
+fn a_certificate_that_does_not_fit_is_not_proved() {
+    for (name, inst, m) in cases()
+        .into_iter()
+        .filter(|c| c.2 == Mechanism::Drfh)
+        .take(6)
+    {
+        let (text, mut tasks) = solved(&inst, &m);
+        // Cut every task count by 10%: the prices now leave room.
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        for t in tasks.iter_mut().flatten() {
+            *t *= 0.9;
+        }
+        v["user_tasks"] = serde_json::json!(tasks
+            .iter()
+            .map(|r| r.iter().sum::<f64>())
+            .collect::<Vec<_>>());
+        v["tasks"] = serde_json::json!(tasks);
+        let e = exact(&inst, &v.to_string(), &tasks, None).unwrap();
+        assert!(!e.ok, "{name}");
+        assert!(e.proven_rise_bound > 0.1, "{name}: {}", e.proven_rise_bound);
+    }
+}
+
+#[test]
+fn outputs_without_a_certificate_are_refused() {
+    let inst = generated("heterogeneous", 5, 3, 2, 1, 0).unwrap();
+    let (text, tasks) = solved(&inst, &"psdsf".parse().unwrap());
+    let e = exact(&inst, &text, &tasks, None).unwrap_err();
+    assert!(e.is_bad_input());
+    assert!(
+        e.to_string()
+            .starts_with("the allocation carries no max-min certificate"),
+        "{e}"
+    );
+    let (text, tasks) = solved(&inst, &Mechanism::Kdf { k: 2 });
+    let e = exact(&inst, &text, &tasks, None).unwrap_err();
+    assert!(e.to_string().contains("--exact kdf:k=2"), "{e}");
+}
