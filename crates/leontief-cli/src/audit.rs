@@ -197,6 +197,7 @@ fn probe(instance: &leontief::Instance, spec: &str, args: &AuditArgs) -> Result<
             .map(|u| u.split(',').map(|s| s.trim().to_string()).collect()),
         budget: args.budget,
         seed: args.seed,
+        inflate_only: args.inflate_only,
     };
     let p = probe_sp(instance, &mechanism, &options)?;
     if args.table {
@@ -236,8 +237,36 @@ fn probe(instance: &leontief::Instance, spec: &str, args: &AuditArgs) -> Result<
     Ok(())
 }
 
+/// One mechanism's probes over the generated instances.
+#[derive(Default)]
+struct Tally {
+    instances: usize,
+    manipulable: usize,
+    gainers: usize,
+    users: usize,
+    best: (f64, String),
+}
+
+impl Tally {
+    fn cell(&self) -> String {
+        if self.manipulable == 0 {
+            return format!("0 of {} (no user gains)", self.instances);
+        }
+        let largest = if self.best.0.is_finite() {
+            format!("{}%", g(100.0 * self.best.0))
+        } else {
+            "from 0 tasks".into()
+        };
+        format!(
+            "{} of {}; {} of {} users; up to {largest} ({})",
+            self.manipulable, self.instances, self.gainers, self.users, self.best.1
+        )
+    }
+}
+
 /// `leontief repro sp-table`: the probe of every mechanism on generated
-/// instances of three shapes, as a markdown table.
+/// instances of three shapes, any misreport and inflation only, as a
+/// markdown table.
 pub(crate) fn sp_table(args: &SpTableArgs) -> Result<(), Failure> {
     let mechanisms = parse_against(&args.mechanisms)?;
     let shapes = [
@@ -245,48 +274,42 @@ pub(crate) fn sp_table(args: &SpTableArgs) -> Result<(), Failure> {
         ("heterogeneous", 5, 3, 3),
         ("heterogeneous", 4, 1, 2),
     ];
-    println!("| mechanism | instances | manipulable | users who gain | largest gain | where |");
-    println!("|---|---|---|---|---|---|");
+    println!("| mechanism | instances where a user gains, any misreport | inflating only |");
+    println!("|---|---|---|");
     for m in &mechanisms {
-        let (mut count, mut manip, mut gainers, mut users) = (0, 0, 0, 0);
-        let mut best: (f64, String) = (0.0, "-".into());
-        for (kind, nu, k, r) in shapes {
-            for seed in 0..args.instances {
-                let inst = leontief::generated(kind, nu, k, r, seed, 0)?;
-                let options = ProbeOptions {
-                    users: None,
-                    budget: args.budget,
-                    seed,
-                };
-                let p = match probe_sp(&inst, m, &options) {
-                    Ok(p) => p,
-                    Err(e) if e.is_bad_input() => continue,
-                    Err(e) => return Err(e.into()),
-                };
-                count += 1;
-                manip += usize::from(p.manipulable);
-                users += p.users.len();
-                for u in &p.users {
-                    gainers += usize::from(u.gain > 0.0);
-                    if u.gain > best.0 {
-                        let how = u.how.as_deref().unwrap_or("");
-                        best = (
-                            u.gain,
-                            format!("{kind} {nu}x{k}x{r} seed {seed}: {} ({how})", u.user),
-                        );
+        let mut tallies = [Tally::default(), Tally::default()];
+        for (inflate_only, t) in [false, true].into_iter().zip(tallies.iter_mut()) {
+            for (kind, nu, k, r) in shapes {
+                for seed in 0..args.instances {
+                    let inst = leontief::generated(kind, nu, k, r, seed, 0)?;
+                    let options = ProbeOptions {
+                        users: None,
+                        budget: args.budget,
+                        seed,
+                        inflate_only,
+                    };
+                    let p = match probe_sp(&inst, m, &options) {
+                        Ok(p) => p,
+                        Err(e) if e.is_bad_input() => continue,
+                        Err(e) => return Err(e.into()),
+                    };
+                    t.instances += 1;
+                    t.manipulable += usize::from(p.manipulable);
+                    t.users += p.users.len();
+                    for u in &p.users {
+                        t.gainers += usize::from(u.gain > 0.0);
+                        if u.gain > t.best.0 {
+                            let how = u.how.as_deref().unwrap_or("");
+                            t.best = (
+                                u.gain,
+                                format!("{nu}x{k}x{r} seed {seed}, {}: {how}", u.user),
+                            );
+                        }
                     }
                 }
             }
         }
-        let largest = if best.0.is_finite() {
-            format!("{}%", g(100.0 * best.0))
-        } else {
-            "from 0 tasks".into()
-        };
-        println!(
-            "| {m} | {count} | {manip} | {gainers} of {users} | {largest} | {} |",
-            best.1
-        );
+        println!("| {m} | {} | {} |", tallies[0].cell(), tallies[1].cell());
     }
     Ok(())
 }

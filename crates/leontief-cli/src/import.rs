@@ -1,11 +1,14 @@
 //! `leontief import`: a real cluster snapshot as an instance and its
 //! allocation.
 
-use crate::args::KubernetesArgs;
+use crate::args::{GoogleTraceArgs, KubernetesArgs};
 use crate::failure::{bad_input, Failure};
 use anyhow::Context;
 use leontief::audit::AllocationFormat;
-use leontief::import::{allocation_csv, kubernetes as read, KubernetesOptions};
+use leontief::import::{
+    allocation_csv, google_trace as read_trace, kubernetes as read, Imported, KubernetesOptions,
+    TraceOptions,
+};
 use std::path::Path;
 
 fn read_file(p: &Path) -> Result<String, Failure> {
@@ -27,14 +30,42 @@ pub(crate) fn kubernetes(args: &KubernetesArgs) -> Result<(), Failure> {
     let nodes = read_file(&args.nodes)?;
     let pods = read_file(&args.pods)?;
     let imported = read(&nodes, &pods, &options)?;
+    write(&imported, &args.instance, &args.allocation)
+}
+
+fn open(p: &Path) -> Result<std::io::BufReader<std::fs::File>, Failure> {
+    std::fs::File::open(p)
+        .map(std::io::BufReader::new)
+        .map_err(|e| bad_input(format!("{}: {e}", p.display())))
+}
+
+pub(crate) fn google_trace(args: &GoogleTraceArgs) -> Result<(), Failure> {
+    let options = TraceOptions {
+        at: args.at,
+        group_by: args.group_by.parse()?,
+        merge: args.merge.parse()?,
+        uncapped: args.uncapped,
+    };
+    let imported = read_trace(
+        open(&args.task_events)?,
+        &args.task_events.display().to_string(),
+        open(&args.machines)?,
+        &args.machines.display().to_string(),
+        &options,
+    )?;
+    write(&imported, &args.instance, &args.allocation)
+}
+
+/// Write the instance and the allocation; print the summary.
+fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), Failure> {
     // The instance must be one leontief accepts (an empty cluster, a
     // node without allocatable...): say so here, not at the audit.
     leontief::Instance::new(imported.instance.clone())
         .map_err(|e| bad_input(format!("the snapshot is not a valid instance: {e}")))?;
-    let instance = serde_json::to_string_pretty(&imported.instance).context("serialising")?;
-    std::fs::write(&args.instance, instance + "\n")
-        .with_context(|| format!("writing {}", args.instance.display()))?;
-    let allocation = match AllocationFormat::from_path(&args.allocation) {
+    let text = serde_json::to_string_pretty(&imported.instance).context("serialising")?;
+    std::fs::write(instance, text + "\n")
+        .with_context(|| format!("writing {}", instance.display()))?;
+    let text = match AllocationFormat::from_path(allocation) {
         AllocationFormat::Csv => allocation_csv(&imported.instance, &imported.tasks),
         AllocationFormat::Json => {
             serde_json::to_string(&serde_json::json!({ "tasks": imported.tasks }))
@@ -42,8 +73,8 @@ pub(crate) fn kubernetes(args: &KubernetesArgs) -> Result<(), Failure> {
                 + "\n"
         }
     };
-    std::fs::write(&args.allocation, allocation)
-        .with_context(|| format!("writing {}", args.allocation.display()))?;
+    std::fs::write(allocation, text)
+        .with_context(|| format!("writing {}", allocation.display()))?;
     println!(
         "{}",
         serde_json::to_string_pretty(&imported.summary).context("serialising")?

@@ -74,6 +74,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Audit { args } => audit::cmd(&args),
         Command::Import { what } => match what {
             Import::Kubernetes(args) => import::kubernetes(&args),
+            Import::GoogleTrace(args) => import::google_trace(&args),
         },
         Command::Validate { instance } => validate::cmd(&instance),
         Command::Simulate { args } => simulate::cmd(&args),

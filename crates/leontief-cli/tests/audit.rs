@@ -29,8 +29,8 @@ fn kubernetes_snapshot_round_trip() {
     assert_eq!(code, Some(0), "{err}");
     let summary: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(summary["users"], 5);
-    assert_eq!(summary["placed_pods"], 16);
-    assert_eq!(summary["pending_pods"], 1);
+    assert_eq!(summary["placed"], 16);
+    assert_eq!(summary["pending"], 1);
     let (code, out, err) = leontief(&["audit", inst.to_str().unwrap(), alloc.to_str().unwrap()]);
     assert_eq!(code, Some(0), "{err}");
     let r: Value = serde_json::from_str(&out).unwrap();
@@ -127,4 +127,60 @@ fn tempdir() -> std::path::PathBuf {
     ));
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+#[test]
+fn google_trace_snapshot_then_audit() {
+    let dir = tempdir().join("google");
+    std::fs::create_dir_all(&dir).unwrap();
+    let machines = dir.join("machine_events.csv");
+    std::fs::write(&machines, "0,1,0,p,0.5,0.5\n0,2,0,p,1,1\n").unwrap();
+    let events = dir.join("task_events.csv");
+    // Two users, one task each, both running at 60 s; bob also has a
+    // pending task that fits.
+    std::fs::write(
+        &events,
+        "1000000,,7,0,1,1,alice,0,0,0.25,0.25,0,0\n\
+         1000000,,8,0,2,1,bob,0,0,0.25,0.25,0,0\n\
+         2000000,,8,1,,0,bob,0,0,0.25,0.25,0,0\n",
+    )
+    .unwrap();
+    let (inst, alloc) = (dir.join("i.json"), dir.join("a.json"));
+    let (code, out, err) = leontief(&[
+        "import",
+        "google-trace",
+        events.to_str().unwrap(),
+        "--machines",
+        machines.to_str().unwrap(),
+        "--at",
+        "60",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--allocation",
+        alloc.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let s: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (s["placed"].as_u64(), s["pending"].as_u64()),
+        (Some(2), Some(1))
+    );
+    let (code, out, err) = leontief(&["audit", inst.to_str().unwrap(), alloc.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["pareto"]["improvement"]["gainers"][0]["user"], "bob");
+    let (code, _, err) = leontief(&[
+        "import",
+        "google-trace",
+        events.to_str().unwrap(),
+        "--machines",
+        machines.to_str().unwrap(),
+        "--at=-1",
+        "--instance",
+        inst.to_str().unwrap(),
+        "--allocation",
+        alloc.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("--at -1 must be a time >= 0"), "{err}");
 }

@@ -281,7 +281,8 @@ fn simulate(
 /// user,server,tasks when `csv`), with witnesses, and the distance to the
 /// mechanisms of `against`, as the JSON `leontief audit` prints.
 #[pyfunction]
-#[pyo3(signature = (instance_json, allocation_text, csv=false, against="drfh,nfc", verify="auto", time_limit=None))]
+#[pyo3(signature = (instance_json, allocation_text, csv=false, against="drfh,nfc", verify="auto", time_limit=None, exact=None))]
+#[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
     instance_json: &str,
@@ -290,6 +291,7 @@ fn audit(
     against: &str,
     verify: &str,
     time_limit: Option<f64>,
+    exact: Option<&str>,
 ) -> PyResult<String> {
     use leontief::audit::{AllocationFormat, AuditOptions};
     let inst = instance(instance_json)?;
@@ -305,10 +307,103 @@ fn audit(
         mode: options(verify, time_limit)?.verify,
         time_limit,
     };
+    let shares = match exact {
+        None | Some("") => None,
+        Some(s) => Some(mechanism(s)?),
+    };
     let report = py
-        .allow_threads(|| leontief::audit::audit(&inst, &tasks, &opts))
+        .allow_threads(|| -> Result<_, Error> {
+            let mut r = leontief::audit::audit(&inst, &tasks, &opts)?;
+            if exact.is_some() {
+                r.exact = Some(leontief::audit::exact(
+                    &inst,
+                    allocation_text,
+                    &tasks,
+                    shares.as_ref(),
+                )?);
+            }
+            Ok(r)
+        })
         .map_err(to_py)?;
     serde_json::to_string(&report).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
+/// import_google_trace(task_events_path, machine_events_path, at, group_by="user", merge="refuse", uncapped=False):
+/// a Google cluster-data 2011 snapshot at `at` seconds as (instance JSON,
+/// tasks N x K, summary JSON).
+#[pyfunction]
+#[pyo3(signature = (task_events_path, machine_events_path, at, group_by="user", merge="refuse", uncapped=false))]
+fn import_google_trace<'py>(
+    py: Python<'py>,
+    task_events_path: &str,
+    machine_events_path: &str,
+    at: f64,
+    group_by: &str,
+    merge: &str,
+    uncapped: bool,
+) -> PyResult<(String, Bound<'py, PyArray2<f64>>, String)> {
+    let opts = leontief::import::TraceOptions {
+        at,
+        group_by: group_by.parse().map_err(to_py)?,
+        merge: merge.parse().map_err(to_py)?,
+        uncapped,
+    };
+    let open = |p: &str| {
+        std::fs::File::open(p)
+            .map(std::io::BufReader::new)
+            .map_err(|e| PyValueError::new_err(format!("{p}: {e}")))
+    };
+    let (t, m) = (open(task_events_path)?, open(machine_events_path)?);
+    let imp = py
+        .allow_threads(|| {
+            leontief::import::google_trace(t, task_events_path, m, machine_events_path, &opts)
+        })
+        .map_err(to_py)?;
+    imported(py, imp)
+}
+
+/// An import as (instance JSON, tasks, summary JSON), the instance checked.
+fn imported(
+    py: Python<'_>,
+    imp: leontief::import::Imported,
+) -> PyResult<(String, Bound<'_, PyArray2<f64>>, String)> {
+    Instance::new(imp.instance.clone())
+        .map_err(|e| PyValueError::new_err(format!("the snapshot is not a valid instance: {e}")))?;
+    let err = |e: serde_json::Error| LeontiefError::new_err(e.to_string());
+    let tasks =
+        PyArray2::from_vec2(py, &imp.tasks).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok((
+        serde_json::to_string(&imp.instance).map_err(err)?,
+        tasks,
+        serde_json::to_string(&imp.summary).map_err(err)?,
+    ))
+}
+
+/// probe_sp(instance_json, mechanism, users=None, budget=40, seed=1, inflate_only=False):
+/// the strategy-proofness probe of `leontief audit --probe-sp`, as JSON.
+#[pyfunction]
+#[pyo3(signature = (instance_json, mechanism_spec, users=None, budget=40, seed=1, inflate_only=false))]
+fn probe_sp(
+    py: Python<'_>,
+    instance_json: &str,
+    mechanism_spec: &str,
+    users: Option<Vec<String>>,
+    budget: usize,
+    seed: u64,
+    inflate_only: bool,
+) -> PyResult<String> {
+    let inst = instance(instance_json)?;
+    let m = mechanism(mechanism_spec)?;
+    let opts = leontief::audit::ProbeOptions {
+        users,
+        budget,
+        seed,
+        inflate_only,
+    };
+    let p = py
+        .allow_threads(|| leontief::audit::probe_sp(&inst, &m, &opts))
+        .map_err(to_py)?;
+    serde_json::to_string(&p).map_err(|e| LeontiefError::new_err(e.to_string()))
 }
 
 /// import_kubernetes(nodes_json, pods_json, group_by="owner", merge="refuse", resources=None, uncapped=False):
@@ -331,16 +426,7 @@ fn import_kubernetes<'py>(
         uncapped,
     };
     let imp = leontief::import::kubernetes(nodes_json, pods_json, &opts).map_err(to_py)?;
-    Instance::new(imp.instance.clone())
-        .map_err(|e| PyValueError::new_err(format!("the snapshot is not a valid instance: {e}")))?;
-    let err = |e: serde_json::Error| LeontiefError::new_err(e.to_string());
-    let tasks =
-        PyArray2::from_vec2(py, &imp.tasks).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok((
-        serde_json::to_string(&imp.instance).map_err(err)?,
-        tasks,
-        serde_json::to_string(&imp.summary).map_err(err)?,
-    ))
+    imported(py, imp)
 }
 
 #[pymodule]
@@ -356,5 +442,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
     m.add_function(wrap_pyfunction!(import_kubernetes, m)?)?;
+    m.add_function(wrap_pyfunction!(probe_sp, m)?)?;
+    m.add_function(wrap_pyfunction!(import_google_trace, m)?)?;
     Ok(())
 }

@@ -255,7 +255,7 @@ K8S = ROOT / "datasets" / "kubernetes"
 
 def test_import_and_audit_match_the_cli(tmp_path):
     inst, tasks, summary = lt.import_kubernetes(K8S / "nodes.json", K8S / "pods.json")
-    assert summary["users"] == 5 and summary["placed_pods"] == 16
+    assert summary["users"] == 5 and summary["placed"] == 16
     assert tasks.shape == (5, 3) and tasks.sum() == 16
     subprocess.run(
         [cli(), "import", "kubernetes", str(K8S / "nodes.json"), str(K8S / "pods.json"),
@@ -310,3 +310,37 @@ def test_the_docstring_examples_run():
 
     failed, tried = doctest.testmod(lt)
     assert tried >= 3 and failed == 0
+
+
+def test_probe_sp_and_exact_match_the_cli(tmp_path):
+    inst = {"demands": [[1, 1], [2, 1]], "capacities": [[10, 10]]}
+    p = lt.probe_sp(inst, "nfc", budget=20)
+    assert p["manipulable"] and p["users"][1]["truthful"] == 0
+    assert not lt.probe_sp(inst, "kdf", k=2, budget=20, inflate_only=True)["manipulable"]
+    path = tmp_path / "g.json"
+    path.write_text(json.dumps(lt.generate("heterogeneous", 8, servers=6, seed=2)))
+    sol = lt.solve(path, "drfh")
+    r = lt.audit(path, sol, against=[], exact="")
+    assert r["exact"]["ok"] and r["exact"]["proven_rise_bound"] <= 1e-6
+    (tmp_path / "s.json").write_text(sol.to_json())
+    out = subprocess.run(
+        [cli(), "audit", str(path), str(tmp_path / "s.json"), "--against", "", "--exact"],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    assert json.loads(out)["exact"] == r["exact"]
+    with pytest.raises(ValueError, match="no max-min certificate"):
+        lt.audit(path, lt.solve(path, "psdsf"), against=[], exact="")
+
+
+def test_import_google_trace(tmp_path):
+    (tmp_path / "m.csv").write_text("0,1,0,p,0.5,0.5\n0,2,0,p,1,1\n")
+    (tmp_path / "t.csv").write_text(
+        "1000000,,7,0,1,1,alice,0,0,0.25,0.25,0,0\n"
+        "1000000,,8,0,2,1,bob,0,0,0.25,0.25,0,0\n"
+    )
+    inst, tasks, summary = lt.import_google_trace(tmp_path / "t.csv", tmp_path / "m.csv", at=60)
+    assert [u["name"] for u in inst["users"]] == ["alice", "bob"]
+    assert tasks.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+    assert summary["placed"] == 2
+    with pytest.raises(ValueError, match="must be a time"):
+        lt.import_google_trace(tmp_path / "t.csv", tmp_path / "m.csv", at=-1)

@@ -135,11 +135,38 @@ pub fn read_task_events(path: &std::path::Path) -> Result<Workload, WorkloadErro
     parse_task_events(std::io::BufReader::new(file), &p)
 }
 
-/// Parse `task_events` lines from any reader; `name` labels errors.
-pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, WorkloadError> {
-    let mut tasks: HashMap<(u64, u64), Building> = HashMap::new();
-    let mut order: Vec<(u64, u64)> = Vec::new();
-    let (mut t_min, mut t_max) = (u64::MAX, 0u64);
+/// One line of a `task_events` trace, parsed (see the module docs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskEvent {
+    /// 1-based line of the file.
+    pub line: usize,
+    /// Timestamp, microseconds (0: before the trace; 2^63 - 1: after it).
+    pub timestamp: u64,
+    /// Job ID.
+    pub job: u64,
+    /// Task index within the job.
+    pub index: u64,
+    /// Machine ID, when given.
+    pub machine: Option<u64>,
+    /// Event type (0 SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL, 4 FINISH, 5 KILL,
+    /// 6 LOST, 7 UPDATE_PENDING, 8 UPDATE_RUNNING).
+    pub kind: u8,
+    /// User name (hashed in the real trace).
+    pub user: String,
+    /// CPU request, when given.
+    pub cpu: Option<f64>,
+    /// Memory request, when given.
+    pub mem: Option<f64>,
+}
+
+/// Read `task_events` lines from any reader, one [`TaskEvent`] at a time
+/// (streaming: the real trace is tens of GB); `name` labels errors, which
+/// name the line and the column.
+pub fn for_each_task_event(
+    reader: impl BufRead,
+    name: &str,
+    mut each: impl FnMut(TaskEvent) -> Result<(), WorkloadError>,
+) -> Result<(), WorkloadError> {
     let err = |line: usize, reason: String| WorkloadError::Parse {
         path: name.to_string(),
         line,
@@ -157,7 +184,7 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
                 source,
             })?;
         if read == 0 {
-            break;
+            return Ok(());
         }
         lineno += 1;
         let line = buf.trim_end();
@@ -199,9 +226,6 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
                 )),
             }
         };
-        let ts = int(0, "timestamp")?;
-        let job = int(2, "job ID")?;
-        let index = int(3, "task index")?;
         let kind = int(5, "event type")?;
         if kind > 8 {
             return Err(err(
@@ -209,27 +233,49 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
                 format!("column 6 (event type) must be 0..=8, found {kind}"),
             ));
         }
-        let kind = kind as u8;
-        let cpu = real(9, "CPU request")?;
-        let mem = real(10, "memory request")?;
+        let machine = match cols[4].trim() {
+            "" => None,
+            _ => Some(int(4, "machine ID")?),
+        };
+        each(TaskEvent {
+            line: lineno,
+            timestamp: int(0, "timestamp")?,
+            job: int(2, "job ID")?,
+            index: int(3, "task index")?,
+            machine,
+            kind: kind as u8,
+            user: cols[6].trim().to_string(),
+            cpu: real(9, "CPU request")?,
+            mem: real(10, "memory request")?,
+        })?;
+    }
+}
+
+/// Parse `task_events` lines from any reader; `name` labels errors.
+pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, WorkloadError> {
+    let mut tasks: HashMap<(u64, u64), Building> = HashMap::new();
+    let mut order: Vec<(u64, u64)> = Vec::new();
+    let (mut t_min, mut t_max) = (u64::MAX, 0u64);
+    for_each_task_event(reader, name, |e| {
+        let ts = e.timestamp;
         if ts != 0 && ts != i64::MAX as u64 {
             t_min = t_min.min(ts);
             t_max = t_max.max(ts);
         }
-        let b = tasks.entry((job, index)).or_insert_with(|| {
-            order.push((job, index));
+        let b = tasks.entry((e.job, e.index)).or_insert_with(|| {
+            order.push((e.job, e.index));
             Building::default()
         });
         if b.user.is_empty() {
-            b.user = cols[6].trim().to_string();
+            b.user = e.user;
         }
-        if cpu.is_some() {
-            b.cpu = cpu;
+        if e.cpu.is_some() {
+            b.cpu = e.cpu;
         }
-        if mem.is_some() {
-            b.mem = mem;
+        if e.mem.is_some() {
+            b.mem = e.mem;
         }
-        match kind {
+        match e.kind {
             SUBMIT if b.submit.is_none() => b.submit = Some(ts),
             SCHEDULE => {
                 b.schedule = Some(ts);
@@ -238,7 +284,8 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
             2..=6 if b.schedule.is_some() && b.end.is_none() => b.end = Some(ts),
             _ => {}
         }
-    }
+        Ok(())
+    })?;
     if t_min == u64::MAX {
         t_min = 0;
     }

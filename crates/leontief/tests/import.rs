@@ -94,8 +94,8 @@ fn servers_users_and_pods_per_node() {
     assert_eq!(i.users[1].name, "b/Pod/solo");
     assert_eq!(i.users[1].demand, vec![2.0, 2.0 * GI]);
     assert_eq!(imp.tasks, vec![vec![1.0, 1.0], vec![0.0, 1.0]]);
-    assert_eq!(imp.summary.placed_pods, 3);
-    assert_eq!(imp.summary.pending_pods, 1);
+    assert_eq!(imp.summary.placed, 3);
+    assert_eq!(imp.summary.pending, 1);
     // The instance is one leontief accepts, and the audit reads the pair.
     let inst = leontief::Instance::new(imp.instance.clone()).unwrap();
     let csv = leontief::import::allocation_csv(&imp.instance, &imp.tasks);
@@ -279,7 +279,141 @@ fn finished_and_best_effort_pods_are_counted_not_imported() {
     )
     .unwrap();
     assert_eq!(imp.instance.users.len(), 1);
-    assert_eq!(imp.summary.skipped.finished, 1);
-    assert_eq!(imp.summary.skipped.best_effort, 1);
-    assert_eq!(imp.summary.skipped.examples.len(), 2);
+    assert_eq!(imp.summary.left_out["finished (Succeeded or Failed)"], 1);
+    assert_eq!(
+        imp.summary.left_out["BestEffort (no request on the chosen resources)"],
+        1
+    );
+    assert_eq!(
+        imp.summary.examples,
+        [
+            "pod a/d: finished (Succeeded or Failed)",
+            "pod a/e: BestEffort (no request on the chosen resources)"
+        ]
+    );
+}
+
+mod google {
+    use leontief::import::{google_trace, Merge, TraceGroup, TraceOptions};
+
+    /// task_events rows: timestamp, missing, job, index, machine, event,
+    /// user, class, priority, cpu, mem, disk, different-machine.
+    #[allow(clippy::too_many_arguments)]
+    fn ev(
+        t: u64,
+        job: u64,
+        idx: u64,
+        machine: &str,
+        kind: u8,
+        user: &str,
+        cpu: f64,
+        mem: f64,
+    ) -> String {
+        format!(
+            "{},,{job},{idx},{machine},{kind},{user},0,0,{cpu},{mem},0,0\n",
+            t * 1_000_000
+        )
+    }
+
+    fn machines() -> String {
+        // m3 leaves at 100 s, m4 arrives at 500 s: at 300 s only m1, m2.
+        [
+            "0,1,0,p,0.5,0.5",
+            "0,2,0,p,1,1",
+            "0,3,0,p,1,1",
+            "100000000,3,1,p,,",
+            "500000000,4,0,p,1,1",
+        ]
+        .join("\n")
+    }
+
+    fn events() -> String {
+        let mut s = String::new();
+        s += &ev(10, 10, 0, "", 0, "alice", 0.1, 0.05);
+        s += &ev(20, 10, 0, "1", 1, "alice", 0.1, 0.05);
+        s += &ev(10, 10, 1, "", 0, "alice", 0.1, 0.05);
+        s += &ev(20, 10, 1, "2", 1, "alice", 0.1, 0.05);
+        s += &ev(250, 10, 1, "2", 4, "alice", 0.1, 0.05); // finished before T
+        s += &ev(10, 10, 2, "", 0, "alice", 0.1, 0.05); // pending at T
+        s += &ev(30, 11, 0, "", 0, "bob", 0.2, 0.1);
+        s += &ev(30, 11, 0, "2", 1, "bob", 0.2, 0.1);
+        s += &ev(400, 11, 1, "", 0, "bob", 0.2, 0.1); // after T
+        s += &ev(40, 12, 0, "2", 1, "alice", 0.3, 0.05); // another request
+        s
+    }
+
+    fn read(
+        group_by: TraceGroup,
+        merge: Merge,
+    ) -> Result<leontief::import::Imported, leontief::Error> {
+        google_trace(
+            events().as_bytes(),
+            "task_events.csv",
+            machines().as_bytes(),
+            "machine_events.csv",
+            &TraceOptions {
+                at: 300.0,
+                group_by,
+                merge,
+                uncapped: false,
+            },
+        )
+    }
+
+    #[test]
+    fn snapshot_at_t() {
+        let e = read(TraceGroup::User, Merge::Refuse).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "user alice: task 10/0 requests [0.1, 0.05] but task 12/0 requests [0.3, 0.05]"
+            ),
+            "{e}"
+        );
+        let imp = read(TraceGroup::Job, Merge::Refuse).unwrap();
+        let i = &imp.instance;
+        let servers: Vec<&str> = i.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(servers, ["m1", "m2"]);
+        assert_eq!(i.servers[0].capacity, vec![0.5, 0.5]);
+        let users: Vec<&str> = i.users.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(users, ["alice/10", "bob/11", "alice/12"]);
+        // alice/10: task 0 runs on m1, task 1 finished, task 2 pending.
+        assert_eq!(i.users[0].tasks, Some(2.0));
+        assert_eq!(
+            imp.tasks,
+            vec![vec![1.0, 0.0], vec![0.0, 1.0], vec![0.0, 1.0]]
+        );
+        assert_eq!(imp.summary.placed, 3);
+        assert_eq!(imp.summary.pending, 1);
+        assert_eq!(imp.summary.left_out["not running or pending at T"], 1);
+        let split = read(TraceGroup::User, Merge::Split).unwrap();
+        assert_eq!(split.instance.users.len(), 3);
+        assert_eq!(split.instance.users[2].name, "alice#2");
+    }
+
+    #[test]
+    fn bad_rows_are_named() {
+        let bad = |events: &str, machines: &str| {
+            google_trace(
+                events.as_bytes(),
+                "task_events.csv",
+                machines.as_bytes(),
+                "machine_events.csv",
+                &TraceOptions {
+                    at: 300.0,
+                    ..TraceOptions::default()
+                },
+            )
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            bad("", "0,1,0,p,half,0.5"),
+            "machine_events.csv:1: column 5 (CPUs) must be a number >= 0: \"half\""
+        );
+        assert_eq!(
+            bad("0,,1,0,x,1,u,0,0,0.1,0.1,0,0", &machines()),
+            "task_events.csv:1: column 5 (machine ID) is not an integer: \"x\""
+        );
+        assert!(bad("", "0,1,9,p,1,1").contains("column 3 (event type) must be 0..=2, found 9"));
+    }
 }

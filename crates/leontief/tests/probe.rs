@@ -41,6 +41,7 @@ fn drfh_and_drf_gain_nothing() {
         users: None,
         budget: 12,
         seed,
+        inflate_only: false,
     };
     let mut probed = 0;
     for seed in 0..16u64 {

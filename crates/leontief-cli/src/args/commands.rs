@@ -233,6 +233,10 @@ pub struct AuditArgs {
     /// --probe-sp: seed of the local search.
     #[arg(long, default_value_t = 1, requires = "probe_sp")]
     pub seed: u64,
+    /// --probe-sp: only misreports asking at least the true demand of every
+    /// resource (the setting of the theorems of 000 and 001).
+    #[arg(long, requires = "probe_sp")]
+    pub inflate_only: bool,
     /// Mechanisms to compare with, comma-separated spec strings
     /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`).
     #[arg(long, default_value = "drfh,nfc")]
@@ -304,4 +308,36 @@ pub struct SpTableArgs {
         default_value = "drf,drfh,kdf:k=1,kdf:k=2,tsf,naive-drf,nfc,psdsf,vds:alpha=2,fds:alpha=1,gfj:alpha=2,bbf-eg,first-fit,best-fit,slots:slots=4"
     )]
     pub mechanisms: String,
+}
+
+/// `leontief import google-trace`.
+#[derive(clap::Args, Debug)]
+pub struct GoogleTraceArgs {
+    /// The `task_events` table (CSV, no header; `zcat` the parts into one
+    /// file).
+    pub task_events: PathBuf,
+    /// The `machine_events` table (CSV, no header).
+    #[arg(long)]
+    pub machines: PathBuf,
+    /// The time of the snapshot, seconds since the trace's start
+    /// (timestamps are microseconds).
+    #[arg(long)]
+    pub at: f64,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (tasks per machine) here: CSV for a `.csv`
+    /// path, the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+    /// Users: user (the trace's user) or job.
+    #[arg(long, default_value = "user")]
+    pub group_by: String,
+    /// Tasks of one user with different requests: refuse, split or max.
+    #[arg(long, default_value = "refuse")]
+    pub merge: String,
+    /// Leave users uncapped (default: each user's cap is its tasks running
+    /// or pending at T).
+    #[arg(long)]
+    pub uncapped: bool,
 }

@@ -201,6 +201,11 @@ pub(crate) enum Import {
     /// servers are nodes (allocatable), users are workloads (each pod one
     /// task of its effective request), the allocation is pods per node.
     Kubernetes(KubernetesArgs),
+    /// A Google cluster-data 2011 snapshot at time T: machines alive at T
+    /// (machine_events) are servers, users (or jobs) users, tasks running
+    /// at T the allocation.
+    #[command(name = "google-trace")]
+    GoogleTrace(GoogleTraceArgs),
 }
 
 /// `leontief repro` targets.

@@ -43,6 +43,8 @@ __all__ = [
     "audit",
     "AuditReport",
     "import_kubernetes",
+    "import_google_trace",
+    "probe_sp",
     "LeontiefError",
     "MECHANISMS",
 ]
@@ -435,12 +437,17 @@ def audit(
     against: Iterable[str] | str = ("drfh", "nfc"),
     verify: str = "auto",
     time_limit: Optional[float] = None,
+    exact: Optional[str] = None,
 ) -> AuditReport:
     """Audit an allocation made elsewhere (a scheduler's snapshot, a
     heuristic, a paper's table): feasibility, whole tasks, sharing
     incentive, envy-freeness, Pareto optimality, DRFH max-min, BBF condition
     (2), PS-DSF Definition 4, each with a witness where it fails, and the
-    distance to each mechanism of ``against`` (spec strings).
+    distance to each mechanism of ``against`` (spec strings). ``exact``
+    ("" for the shares the allocation names, or "drfh", "kdf:k=2", "tsf")
+    re-checks the allocation's max-min certificate in exact arithmetic
+    (``report["exact"]``); the allocation must then be a solve's JSON or a
+    Solution.
 
     >>> import pyleontief as lt
     >>> inst = {"demands": [[0.2, 1], [1, 0.2]], "capacities": [[2, 12], [12, 2]]}
@@ -452,7 +459,7 @@ def audit(
     if not isinstance(against, str):
         against = ",".join(against)
     return AuditReport(
-        json.loads(_core.audit(_instance_json(instance), text, csv, against, verify, time_limit))
+        json.loads(_core.audit(_instance_json(instance), text, csv, against, verify, time_limit, exact))
     )
 
 
@@ -481,5 +488,55 @@ def import_kubernetes(
 
     inst, tasks, summary = _core.import_kubernetes(
         text(nodes), text(pods), group_by, merge, None if resources is None else list(resources), uncapped
+    )
+    return json.loads(inst), tasks, json.loads(summary)
+
+
+def probe_sp(
+    instance: Any,
+    mechanism: str,
+    *,
+    users: Optional[Sequence[str]] = None,
+    budget: int = 40,
+    seed: int = 1,
+    inflate_only: bool = False,
+    **params: Any,
+) -> dict:
+    """Search misreported demand vectors for each user (or ``users``) and
+    report the largest gain in its true tasks under ``mechanism``, with the
+    misreport as witness (``leontief audit --probe-sp``; docs/audit.md).
+
+    >>> import pyleontief as lt
+    >>> inst = {"demands": [[1, 1], [2, 1]], "capacities": [[10, 10]]}
+    >>> lt.probe_sp(inst, "nfc")["manipulable"], lt.probe_sp(inst, "drf")["manipulable"]
+    (True, False)
+    """
+    return json.loads(
+        _core.probe_sp(
+            _instance_json(instance),
+            _spec(mechanism, params),
+            None if users is None else list(users),
+            budget,
+            seed,
+            inflate_only,
+        )
+    )
+
+
+def import_google_trace(
+    task_events: Any,
+    machine_events: Any,
+    at: float,
+    *,
+    group_by: str = "user",
+    merge: str = "refuse",
+    uncapped: bool = False,
+) -> tuple:
+    """A Google cluster-data 2011 snapshot at ``at`` seconds (paths of the
+    ``task_events`` and ``machine_events`` CSVs) as (instance dict, tasks
+    N x K array of tasks per machine, summary dict); the rules are those of
+    ``leontief import google-trace`` (docs/audit.md)."""
+    inst, tasks, summary = _core.import_google_trace(
+        os.fspath(task_events), os.fspath(machine_events), float(at), group_by, merge, uncapped
     )
     return json.loads(inst), tasks, json.loads(summary)

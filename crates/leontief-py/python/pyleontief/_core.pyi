@@ -45,6 +45,15 @@ def audit(
     against: str = "drfh,nfc",
     verify: str = "auto",
     time_limit: Optional[float] = None,
+    exact: Optional[str] = None,
+) -> str: ...
+def probe_sp(
+    instance_json: str,
+    mechanism_spec: str,
+    users: Optional[Sequence[str]] = None,
+    budget: int = 40,
+    seed: int = 1,
+    inflate_only: bool = False,
 ) -> str: ...
 def import_kubernetes(
     nodes_json: str,
@@ -52,5 +61,13 @@ def import_kubernetes(
     group_by: str = "owner",
     merge: str = "refuse",
     resources: Optional[Sequence[str]] = None,
+    uncapped: bool = False,
+) -> Tuple[str, np.ndarray, str]: ...
+def import_google_trace(
+    task_events_path: str,
+    machine_events_path: str,
+    at: float,
+    group_by: str = "user",
+    merge: str = "refuse",
     uncapped: bool = False,
 ) -> Tuple[str, np.ndarray, str]: ...

@@ -24,6 +24,10 @@ pub struct ProbeOptions {
     pub budget: usize,
     /// Seed of the local search.
     pub seed: u64,
+    /// Only misreports that ask for at least the true demand of every
+    /// resource (inflate, or claim a resource not needed): the setting of
+    /// the strategy-proofness theorems of 000 and 001.
+    pub inflate_only: bool,
 }
 
 impl Default for ProbeOptions {
@@ -32,6 +36,7 @@ impl Default for ProbeOptions {
             users: None,
             budget: 40,
             seed: 1,
+            inflate_only: false,
         }
     }
 }
@@ -126,19 +131,19 @@ fn with_report(raw: &RawInstance, n: usize, report: &[f64]) -> Result<Instance, 
 /// The structured misreports of the issue: inflate each resource the user
 /// needs least of (relative to the total), claim a little of a resource it
 /// does not need, drop a resource (report half, a tenth).
-fn structured(instance: &Instance, n: usize) -> Vec<(Vec<f64>, String)> {
+fn structured(instance: &Instance, n: usize, inflate_only: bool) -> Vec<(Vec<f64>, String)> {
     let d = &instance.users()[n].demand;
     let names = instance.resources();
     let cap = instance.total_capacity();
     let mut out = Vec::new();
     for r in 0..d.len() {
         if d[r] > 0.0 {
-            for f in [1.5, 2.0, 4.0] {
-                let mut v = d.clone();
-                v[r] *= f;
-                out.push((v, format!("{} x{f}", names[r])));
-            }
-            for f in [0.5, 0.1] {
+            let factors: &[f64] = if inflate_only {
+                &[1.5, 2.0, 4.0]
+            } else {
+                &[1.5, 2.0, 4.0, 0.5, 0.1]
+            };
+            for f in factors {
                 let mut v = d.clone();
                 v[r] *= f;
                 out.push((v, format!("{} x{f}", names[r])));
@@ -217,7 +222,10 @@ fn probe_user(
         solves: 0,
         best: (truthful, None, None),
     };
-    for (v, how) in structured(instance, n).iter().take(options.budget) {
+    for (v, how) in structured(instance, n, options.inflate_only)
+        .iter()
+        .take(options.budget)
+    {
         search.attempt(v, how)?;
     }
     // Local search: multiplicative steps from the best report so far.
@@ -230,10 +238,15 @@ fn probe_user(
             .iter()
             .zip(&d)
             .map(|(&x, &t)| {
-                if t > 0.0 || x > 0.0 {
+                let y = if t > 0.0 || x > 0.0 {
                     x * (step * rng.gen_range(-1.0..1.0f64)).exp()
                 } else {
                     x
+                };
+                if options.inflate_only {
+                    y.max(t)
+                } else {
+                    y
                 }
             })
             .collect();

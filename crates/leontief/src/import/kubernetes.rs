@@ -4,9 +4,9 @@
 //! the pod's effective request; the allocation: pods per node).
 
 use super::quantity::parse_quantity;
+use super::snapshot::{ImportSummary, Imported, Item, Merge, Snapshot};
 use crate::error::{bad_input, Error};
-use leontief_core::{RawInstance, RawServer, RawUser};
-use serde::Serialize;
+use leontief_core::RawServer;
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
@@ -39,33 +39,6 @@ impl std::str::FromStr for GroupBy {
     }
 }
 
-/// What to do when the pods of one user request different vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Merge {
-    /// Refuse, naming the user and two differing pods.
-    #[default]
-    Refuse,
-    /// One user per distinct request vector (`name#2`, `name#3`, ...).
-    Split,
-    /// One user whose task demands the largest request of each resource
-    /// (its pods may then not fit where they run: the audit says so).
-    Max,
-}
-
-impl std::str::FromStr for Merge {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Merge, Error> {
-        match s {
-            "refuse" => Ok(Merge::Refuse),
-            "split" => Ok(Merge::Split),
-            "max" => Ok(Merge::Max),
-            _ => Err(bad_input(format!(
-                "merge \"{s}\": use refuse, split or max"
-            ))),
-        }
-    }
-}
-
 /// How a snapshot is read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct KubernetesOptions {
@@ -79,45 +52,6 @@ pub struct KubernetesOptions {
     /// Leave users uncapped (default: a user's task cap is its number of
     /// pods, running and pending: the replicas it asked for).
     pub uncapped: bool,
-}
-
-/// The pods left out, by reason.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct Skipped {
-    /// Succeeded or Failed.
-    pub finished: usize,
-    /// No request on any chosen resource (BestEffort).
-    pub best_effort: usize,
-    /// Up to 20 of them (`namespace/name: reason`).
-    pub examples: Vec<String>,
-}
-
-/// What the import read.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct ImportSummary {
-    /// Nodes (servers).
-    pub nodes: usize,
-    /// Users.
-    pub users: usize,
-    /// Pods bound to a node (the allocation's tasks).
-    pub placed_pods: usize,
-    /// Pods not bound to a node (they count in their user's cap).
-    pub pending_pods: usize,
-    /// Pods left out.
-    pub skipped: Skipped,
-    /// The resources and their units.
-    pub resources: Vec<String>,
-}
-
-/// An imported snapshot.
-#[derive(Debug, Clone)]
-pub struct Imported {
-    /// The instance (servers: nodes; users: workloads).
-    pub instance: RawInstance,
-    /// Pods per user and node.
-    pub tasks: Vec<Vec<f64>>,
-    /// What was read.
-    pub summary: ImportSummary,
 }
 
 fn items<'a>(v: &'a Value, file: &str) -> Result<&'a Vec<Value>, Error> {
@@ -268,13 +202,6 @@ fn user_key(pod: &Value, group: &GroupBy) -> String {
     }
 }
 
-struct Pod {
-    name: String,
-    key: String,
-    demand: Vec<f64>,
-    node: Option<usize>,
-}
-
 /// Read a snapshot.
 pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Result<Imported, Error> {
     let nodes: Value =
@@ -300,28 +227,20 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
         }
         allocatable.push((name.to_string(), caps));
     }
-    let mut summary = ImportSummary {
-        nodes: nodes.len(),
-        ..ImportSummary::default()
-    };
-    let skip = |s: &mut ImportSummary, name: &str, why: &str| {
-        if s.skipped.examples.len() < 20 {
-            s.skipped.examples.push(format!("{name}: {why}"));
-        }
-    };
+    let mut summary = ImportSummary::default();
+
     // Requests per pod, by name, before the resources are chosen.
     let mut read = Vec::new();
     for (j, p) in pods.iter().enumerate() {
         let at = format!("pods.items[{j}]");
         let name = format!(
-            "{}/{}",
+            "pod {}/{}",
             text(p, "/metadata/namespace").unwrap_or("default"),
             text(p, "/metadata/name").unwrap_or("?")
         );
         let phase = text(p, "/status/phase").unwrap_or("Pending");
         if phase == "Succeeded" || phase == "Failed" {
-            summary.skipped.finished += 1;
-            skip(&mut summary, &name, phase);
+            summary.leave_out(&name, "finished (Succeeded or Failed)");
             continue;
         }
         let node = match text(p, "/spec/nodeName") {
@@ -356,45 +275,17 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             .map(|r| req.get(r).copied().unwrap_or(0.0))
             .collect();
         if demand.iter().all(|&d| d == 0.0) {
-            summary.skipped.best_effort += 1;
-            skip(
-                &mut summary,
-                &name,
-                "no request on the chosen resources (BestEffort)",
-            );
+            summary.leave_out(&name, "BestEffort (no request on the chosen resources)");
             continue;
         }
-        list.push(Pod {
+        list.push(Item {
             name,
             key,
             demand,
-            node,
+            server: node,
         });
     }
-    let users = group(&list, options.merge)?;
-    let mut tasks = vec![vec![0.0; nodes.len()]; users.len()];
-    let mut raw_users = Vec::new();
-    for (u, (name, demand, members)) in users.iter().enumerate() {
-        for &p in members {
-            match list[p].node {
-                Some(i) => {
-                    tasks[u][i] += 1.0;
-                    summary.placed_pods += 1;
-                }
-                None => summary.pending_pods += 1,
-            }
-        }
-        raw_users.push(RawUser {
-            name: name.clone(),
-            demand: demand.clone(),
-            weight: None,
-            tasks: (!options.uncapped).then_some(members.len() as f64),
-            servers: None,
-            rank_weights: None,
-        });
-    }
-    summary.users = raw_users.len();
-    summary.resources = resources
+    let resource_units: Vec<String> = resources
         .iter()
         .map(|r| match r.as_str() {
             "cpu" => "cpu (cores)".to_string(),
@@ -413,62 +304,7 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             count: None,
         })
         .collect();
-    Ok(Imported {
-        instance: RawInstance {
-            name: Some("kubernetes snapshot".into()),
-            description: None,
-            resources,
-            servers,
-            users: raw_users,
-        },
-        tasks,
-        summary,
-    })
-}
-
-/// One user: its name, its demand, its pods.
-type Group = (String, Vec<f64>, Vec<usize>);
-
-/// Users in order of first appearance.
-fn group(pods: &[Pod], merge: Merge) -> Result<Vec<Group>, Error> {
-    let mut users: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<&str, Vec<usize>> = HashMap::new();
-    let same = |a: &[f64], b: &[f64]| {
-        a.iter()
-            .zip(b)
-            .all(|(x, y)| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()))
-    };
-    for (p, pod) in pods.iter().enumerate() {
-        let ids = by_key.entry(pod.key.as_str()).or_default();
-        if let Some(&u) = ids.iter().find(|&&u| same(&users[u].1, &pod.demand)) {
-            users[u].2.push(p);
-            continue;
-        }
-        match (merge, ids.first()) {
-            (_, None) => {}
-            (Merge::Refuse, Some(&u)) => {
-                let first = &pods[users[u].2[0]];
-                return Err(bad_input(format!(
-                    "user {}: pod {} requests {:?} but pod {} requests {:?}; choose --group-by or --merge split|max",
-                    pod.key, first.name, first.demand, pod.name, pod.demand
-                )));
-            }
-            (Merge::Max, Some(&u)) => {
-                for (d, &v) in users[u].1.iter_mut().zip(&pod.demand) {
-                    *d = d.max(v);
-                }
-                users[u].2.push(p);
-                continue;
-            }
-            (Merge::Split, Some(_)) => {}
-        }
-        let name = if ids.is_empty() {
-            pod.key.clone()
-        } else {
-            format!("{}#{}", pod.key, ids.len() + 1)
-        };
-        ids.push(users.len());
-        users.push((name, pod.demand.clone(), vec![p]));
-    }
-    Ok(users)
+    let mut snapshot = Snapshot::new("kubernetes snapshot", resources, servers, summary);
+    snapshot.summary.resources = resource_units;
+    snapshot.build(list, options.merge, options.uncapped)
 }

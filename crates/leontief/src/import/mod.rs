@@ -1,13 +1,15 @@
 //! Importers of real cluster snapshots: an instance and the allocation the
 //! cluster made, ready for [`crate::audit`].
 
+mod google;
 mod kubernetes;
 mod quantity;
+mod snapshot;
 
-pub use kubernetes::{
-    kubernetes, pod_request, GroupBy, ImportSummary, Imported, KubernetesOptions, Merge, Skipped,
-};
+pub use google::{google_trace, TraceGroup, TraceOptions};
+pub use kubernetes::{kubernetes, pod_request, GroupBy, KubernetesOptions};
 pub use quantity::{parse_quantity, QuantityError};
+pub use snapshot::{ImportSummary, Imported, Merge};
 
 use leontief_core::RawInstance;
 
