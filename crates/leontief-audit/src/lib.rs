@@ -40,6 +40,7 @@ pub use envy::{envy, EnvyCheck};
 pub use feasibility::{feasibility, Feasibility, Load};
 pub use max_min::{max_min, max_min_per_user, rise, MaxMinCheck, Rise, Witness};
 pub use pareto::{pareto, Improvement, ParetoCheck};
+pub use polytope::resolution;
 pub use witness::{Change, Placed};
 
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! Weighted lexicographic max-min optimality, with the user that can rise.
 
-use crate::polytope::{mu, polytope, protect};
+use crate::polytope::{mu, polytope, protect, resolution};
 use crate::witness::{placed, Change, Placed};
 use crate::AuditTolerance;
 use leontief_core::Instance;
@@ -18,6 +18,11 @@ pub struct Witness {
     pub can_reach: f64,
     /// The gain in global dominant share, (can_reach - has) mu_n.
     pub share_gain: f64,
+    /// The gain exceeds what the LP's own tolerances could produce for this
+    /// user ([`crate::resolution`]): a real rise. An unresolved witness
+    /// still fails the check, but a valid dual certificate (a proof, not
+    /// an approximation) overrules it.
+    pub resolved: bool,
 }
 
 /// Result of [`max_min`] and [`max_min_per_user`].
@@ -123,12 +128,19 @@ fn worst_rise(
         let gain = (reach - x[n]) * mu(instance, n);
         if gain > tol.rise {
             out.ok = false;
-            if out.witness.as_ref().is_none_or(|w| gain > w.share_gain) {
+            let resolved = gain > resolution(instance, n);
+            // A resolved witness beats any unresolved one.
+            let better = out
+                .witness
+                .as_ref()
+                .is_none_or(|w| (resolved, gain) > (w.resolved, w.share_gain));
+            if better {
                 out.witness = Some(Witness {
                     user: instance.users()[n].name.clone(),
                     has: x[n],
                     can_reach: reach,
                     share_gain: gain,
+                    resolved,
                 });
             }
         }

@@ -1,6 +1,6 @@
 //! Pareto optimality: no allocation is as good for all and better for one.
 
-use crate::polytope::{mu, polytope, protect};
+use crate::polytope::{mu, polytope, protect, resolution};
 use crate::witness::{changes, placed, Change, Placed};
 use crate::AuditTolerance;
 use leontief_core::Instance;
@@ -16,6 +16,10 @@ pub struct ParetoCheck {
     pub total_gain: f64,
     /// A solve that did not end optimal, if any.
     pub failed_status: Option<String>,
+    /// Some user's gain exceeds what the LP's tolerances could produce for
+    /// it ([`crate::resolution`]); an unresolved improvement still fails
+    /// the check, but a valid dual certificate overrules it.
+    pub resolved: bool,
     /// When the check fails: the users that gain (nobody loses) and the
     /// improving allocation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +55,7 @@ pub fn pareto<B: LpBackend>(
             ok: false,
             total_gain: f64::NAN,
             failed_status: Some(format!("{} ({})", s.status, s.raw_status)),
+            resolved: false,
             improvement: None,
         });
     }
@@ -59,6 +64,8 @@ pub fn pareto<B: LpBackend>(
     let total: f64 = (0..x.len()).map(|n| x[n] * mu(instance, n)).sum();
     let gain = s.objective - total;
     let ok = gain <= tol.rise;
+    let resolved = !ok
+        && (0..x.len()).any(|n| (s.x[p.y[n].0] - x[n]) * mu(instance, n) > resolution(instance, n));
     let improvement = (!ok).then(|| Improvement {
         gainers: changes(instance, &p, x, &s.x, tol.rise / x.len().max(1) as f64),
         allocation: placed(instance, &p, &s.x),
@@ -67,6 +74,7 @@ pub fn pareto<B: LpBackend>(
         ok,
         total_gain: gain.max(0.0),
         failed_status: None,
+        resolved,
         improvement,
     })
 }

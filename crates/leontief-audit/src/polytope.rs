@@ -104,3 +104,34 @@ pub(crate) fn mu(instance: &Instance, n: usize) -> f64 {
         0.0
     }
 }
+
+/// The flat LPs' feasibility tolerance (HiGHS: 1e-7 of every capacity row,
+/// the rows being divided by their capacities) plus the protected users'
+/// rounding room (1e-9), doubled for safety.
+const LP_SLACK: f64 = 2.0 * (1e-7 + 1e-9);
+
+/// The smallest gain of user n, in dominant shares, that a flat LP check
+/// resolves. The LP's tolerances let it overfill every capacity row by
+/// LP_SLACK of the capacity; user n can turn that into up to LP_SLACK C_r /
+/// D_{n,r} tasks through resource r, a dominant-share gain of LP_SLACK
+/// mu_n C_r / D_{n,r}: the user's demand imbalance (its dominant share over
+/// its least share per task, up to 1e12 by the instance rules) amplifies
+/// the tolerance. (Found by the fuzzer: a user needing 3.3e6 times more
+/// memory than CPU per unit of capacity "rose" 0.8% on CPU the LP did not
+/// have.)
+pub fn resolution(instance: &Instance, n: usize) -> f64 {
+    let cap = instance.total_capacity();
+    let least = instance.users()[n]
+        .demand
+        .iter()
+        .zip(cap)
+        .filter(|(&d, &c)| d > 0.0 && c > 0.0)
+        .map(|(&d, &c)| d / c)
+        .fold(INF, f64::min);
+    let m = mu(instance, n);
+    if m > 0.0 && least.is_finite() {
+        LP_SLACK * m / least
+    } else {
+        0.0
+    }
+}

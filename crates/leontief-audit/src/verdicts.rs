@@ -92,6 +92,14 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
             holds: None,
             detail: skipped(),
         },
+        Some(p) if !p.ok && !p.resolved && p.failed_status.is_none() => Verdict {
+            property: "Pareto optimality",
+            holds: None,
+            detail: format!(
+                "undetermined: the LP finds a gain of {} in dominant shares, within what its tolerances allow for these users' demands",
+                g(p.total_gain)
+            ),
+        },
         Some(p) => Verdict {
             property: "Pareto optimality",
             holds: Some(p.ok),
@@ -111,6 +119,15 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
             property: "DRFH max-min",
             holds: None,
             detail: skipped(),
+        },
+        Some(m) if m.check.witness.as_ref().is_some_and(|w| !w.resolved) => Verdict {
+            property: "DRFH max-min",
+            holds: None,
+            detail: format!(
+                "undetermined: {} could rise by {} in dominant share, within what the LP's tolerances allow for its demand",
+                m.check.witness.as_ref().map_or("", |w| w.user.as_str()),
+                g(m.check.witness.as_ref().map_or(0.0, |w| w.share_gain))
+            ),
         },
         Some(m) => Verdict {
             property: "DRFH max-min",

@@ -393,7 +393,11 @@ fn every_mechanism_output_is_audited() {
             assert_eq!(r.judgement.summary.len(), 8, "{spec}");
             assert_eq!(holds(&r, "feasibility"), Some(true), "{spec} seed {seed}");
             if pareto {
-                assert_eq!(holds(&r, "Pareto optimality"), Some(true), "{spec} seed {seed}");
+                assert_eq!(
+                    holds(&r, "Pareto optimality"),
+                    Some(true),
+                    "{spec} seed {seed}"
+                );
             }
         }
     }

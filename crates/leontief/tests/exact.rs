@@ -122,3 +122,30 @@ fn outputs_without_a_certificate_are_refused() {
     let e = exact(&inst, &text, &tasks, None).unwrap_err();
     assert!(e.to_string().contains("--exact kdf:k=2"), "{e}");
 }
+
+/// The fuzzer's open tsf case (docs/fuzzing.md): u1 needs 3.3e6 times more
+/// memory than CPU per unit of capacity, so the flat LP's tolerance on CPU
+/// (1e-7 of a row) let it "rise" 0.8%, and the answer was printed optimal
+/// but not verified. The certificate proves it, exactly; the flat witness
+/// is marked unresolved (within the LP's resolution for that user), and the
+/// answer is verified.
+#[test]
+fn the_fuzzers_tsf_case_is_proved() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["cpu", "mem", "net"],
+            "servers": [{"name": "s1", "capacity": [12, 4, 75]}, {"name": "s2", "capacity": [8, 16, 0]}],
+            "users": [{"name": "u1", "demand": [1, 3333333, 5]}, {"name": "u3", "demand": [0.12, 0, 0]},
+                      {"name": "u4", "demand": [0.5, 1, 0]}]}"#,
+    )
+    .unwrap();
+    let a = leontief::solve(&inst, &Mechanism::Tsf, &Options::default()).unwrap();
+    assert_eq!(a.status, leontief::Status::Optimal);
+    let v = a.verification.as_ref().unwrap();
+    assert!(v.ok, "{v}");
+    assert_eq!(v["max_min"]["witness"]["resolved"], false);
+    assert!(leontief_audit::resolution(&inst, 0) > 0.1);
+    let text = to_json(a, Layout::Dense, false).unwrap();
+    let tasks = read_allocation(&inst, &text, AllocationFormat::Json).unwrap();
+    let e = exact(&inst, &text, &tasks, Some(&Mechanism::Tsf)).unwrap();
+    assert!(e.ok && e.proven_rise_bound < 1e-8, "{e:?}");
+}
