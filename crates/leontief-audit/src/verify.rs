@@ -430,13 +430,16 @@ fn server_based<B: LpBackend>(
             out["certificate"] = serde_json::to_value(c)?;
         }
         Property::Vds { alpha } => {
-            let Some(g) = a.gap.as_ref() else {
+            let Some(g) = a.gap.as_ref().and_then(|g| g.equilibrium.as_ref()) else {
                 return Ok(json!({"ok": false, "reason": "vds output without its prices"}));
             };
-            let prices: Vec<Vec<f64>> = serde_json::from_value(g["server_prices"].clone())?;
-            let ell: Vec<f64> = serde_json::from_value(g["server_log_price_scale"].clone())?;
             let c = crate::equilibrium::vds_certificate(
-                instance, *alpha, &a.tasks, &prices, &ell, 1e-9,
+                instance,
+                *alpha,
+                &a.tasks,
+                &g.server_prices,
+                &g.server_log_price_scale,
+                1e-9,
             );
             ok &= c.holds;
             out["property"] = json!("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement");
@@ -567,17 +570,11 @@ fn bbf<B: LpBackend>(
         "bbf": c,
     });
     // The duality gap from the printed prices (bbf-eg prints them).
-    if let Some(prices) = a.bbf.as_ref().and_then(|b| b["prices"].as_object()) {
+    if let Some(leontief_core::details::BbfDetails::Eg(eg)) = a.bbf.as_ref() {
         let p: Vec<f64> = pool
             .resources
             .iter()
-            .map(|r| {
-                prices
-                    .get(r)
-                    .and_then(Value::as_f64)
-                    .unwrap_or(0.0)
-                    .max(0.0)
-            })
+            .map(|r| eg.prices.get(r).copied().unwrap_or(0.0).max(0.0))
             .collect();
         let gap = crate::bbf::duality_gap(instance, &a.user_tasks, &p);
         ok &= gap <= 1e-9;

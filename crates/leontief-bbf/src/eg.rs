@@ -30,7 +30,6 @@
 use crate::{BbfError, Pool};
 use leontief_model::{ConeKind, LpBackend, ProblemBuilder, Sense, Status};
 use nalgebra::{DMatrix, DVector};
-use serde::Serialize;
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
@@ -63,41 +62,7 @@ pub struct EgOutcome {
 }
 
 /// KKT residuals and duality gap of (x, p), from (x, p) alone.
-#[derive(Debug, Clone, Serialize)]
-pub struct Certificate {
-    /// max_j (load_j - 1)^+, max_n (x_n - ub_n)^+, max_n (-x_n)^+.
-    pub primal_infeasibility: f64,
-    /// max_j (-p_j)^+.
-    pub negative_price: f64,
-    /// max_j p_j |1 - load_j|.
-    pub complementarity: f64,
-    /// Stationarity: max over users below their bound of
-    /// |e_n / x_n - q_n| / (e_n / x_n), and over users at it of
-    /// (q_n - e_n / x_n)^+ / (e_n / x_n).
-    pub stationarity: f64,
-    /// g(p^+) - sum_n e_n log x_n (>= 0; bounds the objective's distance to
-    /// the optimum).
-    pub duality_gap: f64,
-    /// sum_n e_n log x_n.
-    pub objective: f64,
-}
-
-impl Certificate {
-    /// The largest residual (the duality gap relative to max(1, |objective|)).
-    pub fn worst(&self) -> f64 {
-        // Complementarity p_j |1 - load_j| and the duality gap are in units
-        // of the objective (the gap is their sum, up to stationarity), so
-        // both are relative to it: prices grow with the utilities'
-        // coefficients (at alpha = 8 with 10,000 users |objective| is
-        // 10^8 and p |1 - load| = 10^-7 is rounding, not a slack resource).
-        let scale = self.objective.abs().max(1.0);
-        self.primal_infeasibility
-            .max(self.negative_price)
-            .max(self.complementarity / scale)
-            .max(self.stationarity)
-            .max(self.duality_gap.abs() / scale)
-    }
-}
+pub use leontief_core::details::EgCertificate as Certificate;
 
 /// u_n(x) = e log x (alpha = 1) or e x^(1-alpha) / (1-alpha), plus d x.
 fn utility(e: f64, alpha: f64, d: f64, x: f64) -> f64 {

@@ -162,11 +162,11 @@ pub struct Allocation {
     /// fairness-efficiency families: percent fairness against DRFH,
     /// percent efficiency against NFC and leftover capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub gap: Option<serde_json::Value>,
+    pub gap: Option<crate::details::Gap>,
     /// BBF mechanisms: the bottleneck set, the resource prices (Fisher-market
     /// equilibrium prices for Eisenberg-Gale), the solver's certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bbf: Option<serde_json::Value>,
+    pub bbf: Option<crate::details::BbfDetails>,
     /// Max-min mechanisms solved by an LP: the dual certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<MaxMinCertificate>,

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod allocation;
+pub mod details;
 pub mod fairness;
 pub mod generate;
 pub mod ids;

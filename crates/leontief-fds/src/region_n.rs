@@ -50,24 +50,7 @@ struct Point {
 }
 
 /// What the search did, for the output.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct SearchReport {
-    /// Inner cone programs solved.
-    pub evaluations: usize,
-    /// Inner programs that returned no answer (their points bound nothing).
-    pub inner_failures: usize,
-    /// The worst status among the inner programs.
-    pub worst_inner_status: Status,
-    /// The largest upper bound on any open interval minus the best merit
-    /// (<= 0 when every interval closed).
-    pub certified_gap: f64,
-    /// S at the answer.
-    pub sigma: f64,
-    /// The largest feasible S.
-    pub sigma_max: f64,
-    /// The evaluated (S, best merit at that S) pairs, sorted by S.
-    pub profile: Vec<(f64, f64)>,
-}
+pub use leontief_core::details::RegionNSearch as SearchReport;
 
 /// Tolerance on the merit (relative to max(1, |M|)).
 const TOL: f64 = 1e-9;
@@ -298,7 +281,10 @@ pub fn solve<B: LpBackend>(
         best.sigma,
         certified_gap.max(0.0)
     ));
-    a.gap = Some(serde_json::json!({ "region_n_search": report }));
+    a.gap = Some(leontief_core::details::Gap {
+        region_n_search: Some(report),
+        ..Default::default()
+    });
     Ok(a)
 }
 

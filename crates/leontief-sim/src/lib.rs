@@ -42,7 +42,6 @@ pub mod sim;
 pub mod workload;
 
 use leontief_core::{Allocation, Instance, ServerId, Status, UserId};
-use serde::Serialize;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -661,24 +660,7 @@ pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
 
 /// How far a heuristic allocation is from the exact one on the same
 /// instance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Gap {
-    /// The exact mechanism compared against.
-    pub exact_mechanism: String,
-    /// Its status.
-    pub exact_status: Status,
-    /// min_n normalised share (heuristic) / min_n normalised share (exact).
-    pub min_share_ratio: f64,
-    /// Total tasks (heuristic) / total tasks (exact).
-    pub total_tasks_ratio: f64,
-    /// Utilisation per resource, heuristic.
-    pub utilisation: Vec<f64>,
-    /// Utilisation per resource, exact.
-    pub exact_utilisation: Vec<f64>,
-    /// Users with fewer tasks than under the exact allocation:
-    /// (name, heuristic tasks, exact tasks).
-    pub users_below_exact: Vec<(String, f64, f64)>,
-}
+pub use leontief_core::details::HeuristicGap as Gap;
 
 /// Compare `heuristic` with `exact` on `instance`.
 pub fn gap(instance: &Instance, heuristic: &Allocation, exact: &Allocation) -> Gap {

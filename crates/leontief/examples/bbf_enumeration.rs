@@ -26,12 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &"bbf-eg".parse::<Mechanism>()?,
         &Options::default(),
     )?;
-    println!(
-        "Eisenberg-Gale: x = {:?}, prices {}",
-        eg.user_tasks,
-        eg.bbf
-            .as_ref()
-            .map_or(String::new(), |b| b["prices"].to_string())
-    );
+    // The typed BBF block: the Fisher-market prices by resource.
+    if let Some(leontief::details::BbfDetails::Eg(details)) = &eg.bbf {
+        println!(
+            "Eisenberg-Gale: x = {:?}, prices {:?}",
+            eg.user_tasks, details.prices
+        );
+    }
     Ok(())
 }

@@ -5,9 +5,10 @@ use crate::error::{bad_input, could_not_run, Error};
 use crate::mechanism::EgMethod;
 use anyhow::Context;
 use leontief_bbf::{check, eg, enumerate, ode, BbfError, Pool};
+use leontief_core::details::{BbfDetails, EgDetails, EgSeconds, OdeDetails};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_highs::Highs;
-use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -41,14 +42,12 @@ pub const AUTO_CONIC_SIZE: usize = 50_000;
 /// The BBF test tolerance of every printed answer.
 pub const CHECK_TOLERANCE: f64 = 1e-9;
 
-fn names(pool: &Pool, p: &[f64]) -> Value {
-    Value::Object(
-        pool.resources
-            .iter()
-            .zip(p)
-            .map(|(r, v)| (r.clone(), json!(v)))
-            .collect(),
-    )
+fn names(pool: &Pool, p: &[f64]) -> BTreeMap<String, f64> {
+    pool.resources
+        .iter()
+        .cloned()
+        .zip(p.iter().copied())
+        .collect()
 }
 
 fn explain(pool: &Pool, x: &[f64], prices: Option<&[f64]>) -> Vec<String> {
@@ -162,17 +161,26 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
                 } else {
                     format!("{first}; the Newton polish did not certify, so the answer has the first method's accuracy (see bbf.certificate)")
                 });
-                a.bbf = Some(json!({
-                    "method": if conic { "eisenberg-gale, conic (Clarabel)" } else { "eisenberg-gale, dual projected Newton" },
-                    "fractions": o.x,
-                    "bottlenecks": c.bottlenecks,
-                    "worst_violation": c.worst_violation,
-                    "prices": names(&pool, &o.prices),
-                    "prices_meaning": "Fisher-market equilibrium prices (Gutman-Nisan): user n spends its entitlement e_n on its bundle",
-                    "entitlements": pool.e,
-                    "polished": o.polished,
-                    "certificate": o.certificate,
-                    "seconds": {"build": o.build_seconds, "conic": o.solve_seconds, "polish": o.polish_seconds},
+                a.bbf = Some(BbfDetails::Eg(EgDetails {
+                    method: if conic {
+                        "eisenberg-gale, conic (Clarabel)"
+                    } else {
+                        "eisenberg-gale, dual projected Newton"
+                    }
+                    .into(),
+                    fractions: o.x.clone(),
+                    bottlenecks: c.bottlenecks.clone(),
+                    worst_violation: c.worst_violation,
+                    prices: names(&pool, &o.prices),
+                    prices_meaning: "Fisher-market equilibrium prices (Gutman-Nisan): user n spends its entitlement e_n on its bundle".into(),
+                    entitlements: pool.e.clone(),
+                    polished: o.polished,
+                    certificate: o.certificate,
+                    seconds: EgSeconds {
+                        build: o.build_seconds,
+                        conic: o.solve_seconds,
+                        polish: o.polish_seconds,
+                    },
                 }));
             }
             Ok(a)
@@ -211,19 +219,19 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
                 if *by_t { "t (df/dt = 1)" } else { "log c" },
                 settings.c0, o.c
             ));
-            a.bbf = Some(json!({
-                "method": "ode",
-                "parameterisation": if *by_t { "t" } else { "log-c" },
-                "fractions": o.x,
-                "bottlenecks": c.bottlenecks,
-                "worst_violation": c.worst_violation,
-                "final_c": o.c,
-                "final_parameter": o.end,
-                "steps": o.steps,
-                "rejected_steps": o.rejected,
-                "evaluations": o.evaluations,
-                "integrator_error": o.error,
-                "entitlements": pool.e,
+            a.bbf = Some(BbfDetails::Ode(OdeDetails {
+                method: "ode".into(),
+                parameterisation: if *by_t { "t" } else { "log-c" }.into(),
+                fractions: o.x.clone(),
+                bottlenecks: c.bottlenecks.clone(),
+                worst_violation: c.worst_violation,
+                final_c: o.c,
+                final_parameter: o.end,
+                steps: o.steps,
+                rejected_steps: o.rejected,
+                evaluations: o.evaluations,
+                integrator_error: o.error.clone(),
+                entitlements: pool.e.clone(),
             }));
             Ok(a)
         }

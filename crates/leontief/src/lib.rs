@@ -56,7 +56,7 @@ pub use bbf::{
 pub use error::Error;
 pub use generated::generated;
 pub use leontief_bbf::enumerate::Enumeration;
-pub use leontief_core::{generate, Allocation, Instance, Status};
+pub use leontief_core::{details, generate, Allocation, Instance, Status};
 pub use mechanism::{
     parse_p, EgMethod, Fairness, Mechanism, OdeVariable, OnFull, ParamError, Params, PsdsfSelect,
     VdsSchedule, NAMES,

@@ -8,7 +8,6 @@
 use crate::error::{bad_input, could_not_run, Error};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_highs::Highs;
-use serde_json::{json, Value};
 use std::time::Instant;
 
 /// PS-DSF: the best-response point, or the member with most tasks.
@@ -214,15 +213,18 @@ fn equilibrium_block(
     prices: &[Vec<f64>],
     log_scale: &[f64],
     c: &leontief_vds::VdsCertificate,
-) -> Value {
-    json!({
-        "path": path,
-        "sweeps": sweeps,
-        "nikaido_isoda_gap": c.nikaido_isoda_gap,
-        "kkt_residual": c.kkt_residual,
-        "equilibrium": c.holds,
-        "server_prices": prices,
-        "server_log_price_scale": log_scale,
-        "prices_note": "per server entry, per unit of each resource, in the server's scaled units: the utility's prices are e^scale times these",
-    })
+) -> leontief_core::details::Gap {
+    leontief_core::details::Gap {
+        equilibrium: Some(leontief_core::details::Equilibrium {
+            path: path.to_string(),
+            sweeps,
+            nikaido_isoda_gap: c.nikaido_isoda_gap,
+            kkt_residual: c.kkt_residual,
+            equilibrium: c.holds,
+            server_prices: prices.to_vec(),
+            server_log_price_scale: log_scale.to_vec(),
+            prices_note: "per server entry, per unit of each resource, in the server's scaled units: the utility's prices are e^scale times these".into(),
+        }),
+        ..Default::default()
+    }
 }

@@ -7,7 +7,6 @@ use crate::options::VerifyMode;
 use crate::plan::Mech;
 use crate::references::References;
 use crate::{bbf, conic, server_based, verify};
-use anyhow::Context;
 use leontief_core::Instance;
 use leontief_drfh::{maxmin::MaxMinSettings, DrfhError, Mechanism};
 use leontief_highs::Highs;
@@ -36,21 +35,14 @@ pub(crate) fn restore_units(
     a: &mut leontief_core::Allocation,
 ) {
     a.metrics = leontief_core::Metrics::compute(original, &a.tasks);
-    if let Some(serde_json::Value::Object(gap)) = a.gap.as_mut() {
-        if gap.contains_key("leftover_capacity") {
-            gap.insert(
-                "leftover_capacity".into(),
-                serde_json::json!(a.metrics.unused_capacity),
-            );
+    if let Some(gap) = a.gap.as_mut() {
+        if let Some(refs) = gap.references.as_mut() {
+            refs.leftover_capacity = a.metrics.unused_capacity.clone();
         }
-        if let Some(serde_json::Value::Array(servers)) = gap.get_mut("server_prices") {
-            for row in servers.iter_mut() {
-                if let serde_json::Value::Array(row) = row {
-                    for (r, p) in row.iter_mut().enumerate() {
-                        if let Some(v) = p.as_f64() {
-                            *p = serde_json::json!(scaling.price_to_original(r, v));
-                        }
-                    }
+        if let Some(eq) = gap.equilibrium.as_mut() {
+            for row in eq.server_prices.iter_mut() {
+                for (r, p) in row.iter_mut().enumerate() {
+                    *p = scaling.price_to_original(r, *p);
                 }
             }
         }
@@ -112,15 +104,9 @@ fn solve_unchecked(
             let (reweighted, f) = instance.weights_normalised();
             let mut a = server_based::vds(highs, &reweighted, *alpha, *jacobi)?;
             a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
-            if let Some(serde_json::Value::Array(ell)) = a
-                .gap
-                .as_mut()
-                .and_then(|g| g.get_mut("server_log_price_scale"))
-            {
-                for e in ell.iter_mut() {
-                    if let Some(v) = e.as_f64() {
-                        *e = serde_json::json!(v - alpha * f.ln());
-                    }
+            if let Some(eq) = a.gap.as_mut().and_then(|g| g.equilibrium.as_mut()) {
+                for e in eq.server_log_price_scale.iter_mut() {
+                    *e -= alpha * f.ln();
                 }
             }
             a
@@ -139,7 +125,10 @@ fn solve_unchecked(
                 _ => Mechanism::Drfh,
             };
             let e = exact(&reference)?;
-            a.gap = Some(serde_json::to_value(leontief_sim::gap(instance, &a, &e)).context("gap")?);
+            a.gap = Some(leontief_core::details::Gap {
+                heuristic: Some(leontief_sim::gap(instance, &a, &e)),
+                ..Default::default()
+            });
             a
         }
     };
@@ -179,22 +168,23 @@ fn add_references(
     };
     let refs = References::compute(highs, reference_instance)?;
     let min = a.metrics.min_normalised_share();
-    let mut block = serde_json::json!({
-        "percent_fairness": refs.percent_fairness(min),
-        "percent_efficiency": refs.percent_efficiency(a.metrics.total_tasks),
-        "leftover_capacity": a.metrics.unused_capacity,
-        "fairness_reference": "exact DRFH (DRF on one server): smallest normalised dominant share",
-        "efficiency_reference": "NFC: maximum total tasks",
-        "references_on": if a.pooled { "the pooled servers (the allocation is pooled)" } else { "the servers as given" },
-    });
+    let references = leontief_core::details::ReferenceGap {
+        percent_fairness: refs.percent_fairness(min),
+        percent_efficiency: refs.percent_efficiency(a.metrics.total_tasks),
+        leftover_capacity: a.metrics.unused_capacity.clone(),
+        fairness_reference: "exact DRFH (DRF on one server): smallest normalised dominant share"
+            .into(),
+        efficiency_reference: "NFC: maximum total tasks".into(),
+        references_on: if a.pooled {
+            "the pooled servers (the allocation is pooled)"
+        } else {
+            "the servers as given"
+        }
+        .into(),
+    };
     // Keep what the mechanism put there (heuristics' distance to the exact
-    // mechanism, the region-N search).
-    if let (Some(serde_json::Value::Object(old)), serde_json::Value::Object(new)) =
-        (a.gap.take(), &mut block)
-    {
-        new.extend(old);
-    }
-    a.gap = Some(block);
+    // mechanism, the region-N search, the equilibrium).
+    a.gap.get_or_insert_with(Default::default).references = Some(references);
     Ok(())
 }
 
