@@ -344,3 +344,17 @@ def test_import_google_trace(tmp_path):
     assert summary["placed"] == 2
     with pytest.raises(ValueError, match="must be a time"):
         lt.import_google_trace(tmp_path / "t.csv", tmp_path / "m.csv", at=-1)
+
+
+def test_prices_as_numpy():
+    fig1 = lt.solve(FIG1, "drfh")
+    p = fig1.prices
+    assert p.shape == (2, 2) and (p >= 0).all()
+    assert len(fig1.round_prices) == 1
+    bbf = lt.solve(EXAMPLES / "bbf-cyclic4.json", "bbf-eg")
+    d = bbf.to_dict()["bbf"]["prices"]
+    inst = json.loads((EXAMPLES / "bbf-cyclic4.json").read_text())
+    assert bbf.prices.tolist() == [d[r] for r in inst["resources"]]
+    vds = lt.solve(EXAMPLES / "vds-fig1-variant-alpha2.json", "vds", alpha=2)
+    assert vds.prices.shape == (2, 3)
+    assert lt.solve(FIG1, "nfc").prices is None

@@ -186,8 +186,16 @@ class Solution:
     holds it; ``to_dict()`` is exactly ``leontief solve``'s JSON.
     """
 
-    def __init__(self, text: str, user_tasks: np.ndarray, tasks: Optional[np.ndarray], coo: tuple):
+    def __init__(
+        self,
+        text: str,
+        user_tasks: np.ndarray,
+        tasks: Optional[np.ndarray],
+        coo: tuple,
+        instance_text: Optional[str] = None,
+    ):
         self._text = text
+        self._instance_text = instance_text
         self._dict: Optional[dict] = None
         self.user_tasks = user_tasks
         self.tasks = tasks
@@ -240,6 +248,33 @@ class Solution:
     def metrics(self) -> dict:
         return self.to_dict()["metrics"]
 
+    @property
+    def prices(self) -> Optional[Any]:
+        """The prices the mechanism's certificate rests on, as numpy:
+        per server entry and resource (K x m) for PS-DSF and alphaPF-VDS
+        (``gap.server_prices``) and for the max-min mechanisms (the first
+        round of ``certificate.rounds``; all rounds: :attr:`round_prices`);
+        per resource (m) for bbf-eg (``bbf.prices``, in the instance's
+        resource order); None when the answer carries none."""
+        d = self.to_dict()
+        eq = (d.get("gap") or {}).get("server_prices")
+        if eq is not None:
+            return np.asarray(eq, dtype=float)
+        bbf = (d.get("bbf") or {}).get("prices")
+        if bbf is not None:
+            # The JSON holds them by name; the instance gives the order.
+            order = json.loads(self._instance_text)["resources"] if self._instance_text else list(bbf)
+            return np.asarray([bbf.get(r, 0.0) for r in order], dtype=float)
+        rounds = self.round_prices
+        return rounds[0] if rounds else None
+
+    @property
+    def round_prices(self) -> list:
+        """The max-min certificate's prices per round (K x m arrays; empty
+        when there is no certificate)."""
+        c = self.to_dict().get("certificate") or {}
+        return [np.asarray(r["prices"], dtype=float) for r in c.get("rounds", [])]
+
     def __repr__(self) -> str:
         return (
             f"Solution(mechanism={self.mechanism!r}, status={self.status!r}, "
@@ -271,11 +306,12 @@ def solve(
     """
     if "lambda_" in params:
         params["lambda"] = params.pop("lambda_")
+    inst = _instance_json(instance)
     text, user_tasks, tasks, coo = _core.solve(
-        _instance_json(instance), _spec(mechanism, params), verify, time_limit, layout,
+        inst, _spec(mechanism, params), verify, time_limit, layout,
         None if dense is None else bool(dense),
     )
-    return Solution(text, user_tasks, tasks, coo)
+    return Solution(text, user_tasks, tasks, coo, inst)
 
 
 def validate(instance: Any) -> bool:
