@@ -18,6 +18,15 @@ pub fn g(v: f64) -> String {
     }
 }
 
+/// `detail`, with how it was decided when not by the flat LP.
+fn by(how: &str, detail: String) -> String {
+    if how == "flat LP" {
+        detail
+    } else {
+        format!("{detail} ({how})")
+    }
+}
+
 fn change(c: &Change) -> String {
     format!("{} {} -> {}", c.user, g(c.has), g(c.gets))
 }
@@ -32,7 +41,7 @@ fn list(cs: &[Change], most: usize) -> String {
 
 pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
     let skipped = || {
-        format!("not checked: {size} user-server pairs (runs up to {LP_CHECKS_UP_TO}; ask for it always)")
+        format!("not checked: {size} user-server pairs (the flat LP runs up to {LP_CHECKS_UP_TO}; --verify always runs it at any size)")
     };
     let f = &j.feasibility;
     let mut out = vec![Verdict {
@@ -110,6 +119,9 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
                     list(&i.gainers, 3),
                     g(p.total_gain)
                 ),
+                (None, None) if j.drfh_max_min.as_ref().is_some_and(|m| m.by != "flat LP") => {
+                    "implied by the DRFH max-min (a lexicographic max-min is Pareto optimal)".into()
+                }
                 (None, None) => "no allocation is better for one and as good for all".into(),
             },
         },
@@ -132,7 +144,7 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
         Some(m) => Verdict {
             property: "DRFH max-min",
             holds: Some(m.check.ok),
-            detail: match (&m.rise, &m.check.witness, &m.check.failed_status) {
+            detail: by(m.by, match (&m.rise, &m.check.witness, &m.check.failed_status) {
                 (_, _, Some(s)) => format!("its LP ended {s}"),
                 (Some(r), _, _) if r.payers.is_empty() => {
                     format!("{} can rise and nobody pays", change(&r.user))
@@ -151,7 +163,7 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
                 (None, None, _) => {
                     "no user can rise without lowering one whose level is no larger".into()
                 }
-            },
+            }),
         },
     });
     out.push(match &j.bbf {

@@ -402,3 +402,41 @@ fn every_mechanism_output_is_audited() {
         }
     }
 }
+
+/// Above the flat LPs' size the audit decides DRFH max-min against a
+/// certified DRFH answer; on small instances both ways must agree, and the
+/// comparison's witness (the DRFH allocation) is feasible, raises the
+/// riser, and keeps every user at or below its level at its tasks.
+#[test]
+fn max_min_by_drfh_agrees_with_the_flat_lp() {
+    use leontief_audit::judge::max_min_by_drfh;
+    let mut failures = 0;
+    for (name, inst) in instances() {
+        let drfh = leontief::solve(&inst, &Mechanism::Drfh, &Options::default()).unwrap();
+        assert!(drfh.verification.as_ref().unwrap().ok);
+        for cut in [1.0, 0.97, 0.5] {
+            let mut t = drfh.tasks.clone();
+            let n = t.len() - 1;
+            t[n].iter_mut().for_each(|v| *v *= cut);
+            let x: Vec<f64> = t.iter().map(|r| r.iter().sum()).collect();
+            let by = max_min_by_drfh(&inst, &x, &drfh, &AuditTolerance::default());
+            let flat = audit(&inst, &t, &quick()).unwrap();
+            let flat_ok = flat.judgement.drfh_max_min.as_ref().unwrap().check.ok;
+            assert_eq!(by.check.ok, flat_ok, "{name} cut {cut}");
+            if let Some(rise) = &by.rise {
+                failures += 1;
+                let w = dense(&inst, &rise.allocation);
+                assert!(is_feasible(&inst, &w), "{name}");
+                let y: Vec<f64> = w.iter().map(|r| r.iter().sum()).collect();
+                let r = user(&inst, &rise.user.user);
+                assert!(y[r] > x[r], "{name}");
+                for k in 0..x.len() {
+                    if level(&inst, k, x[k]) <= level(&inst, r, x[r]) {
+                        assert!(y[k] >= x[k] * (1.0 - 1e-7), "{name}: {k} pays");
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures > 10, "{failures}");
+}

@@ -83,14 +83,37 @@ pub fn audit(
         ..Options::default()
     };
     let highs = run.backend()?;
-    let judgement = leontief_audit::judge::judge(&highs, instance, tasks, options.mode)
+    let solved: Vec<crate::Solution> = options
+        .against
+        .iter()
+        .map(|m| crate::solve(instance, m, &run))
+        .collect::<Result<_, Error>>()?;
+    // Above the flat LPs' size, DRFH max-min is decided against a
+    // certified DRFH answer: the one of --against, or one solved here.
+    let size = instance.num_users() * instance.num_entries();
+    let flat = match options.mode {
+        VerifyMode::Always => true,
+        VerifyMode::Never => false,
+        VerifyMode::Auto => size <= leontief_audit::judge::LP_CHECKS_UP_TO,
+    };
+    let own;
+    let drfh = match options.against.iter().position(|m| *m == Mechanism::Drfh) {
+        _ if flat || options.mode == VerifyMode::Never => None,
+        Some(i) => Some(&solved[i]),
+        None => {
+            own = crate::solve(instance, &Mechanism::Drfh, &run)?;
+            Some(&own)
+        }
+    };
+    let judgement = leontief_audit::judge::judge(&highs, instance, tasks, options.mode, drfh)
         .map_err(|e| Error::Run(e.to_string()))?;
     let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
     let against = options
         .against
         .iter()
-        .map(|m| Ok(compare(instance, &x, m, &crate::solve(instance, m, &run)?)))
-        .collect::<Result<_, Error>>()?;
+        .zip(&solved)
+        .map(|(m, s)| compare(instance, &x, m, s))
+        .collect();
     Ok(AuditReport {
         judgement,
         against,
