@@ -1,7 +1,7 @@
 //! The BBF commands end to end: shards merge to the whole enumeration,
 //! merge-bbf refuses incomplete or mixed shard sets, bad BBF input exits 2
-//! naming the entry, the ODE trajectory CSV, pooling of several servers,
-//! and `repro bbf-table1`.
+//! naming the entry, the ODE trajectory CSV, and `repro bbf-table1`. (The
+//! mechanism's behaviour is tested on the library: crates/leontief/tests/bbf.rs.)
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -243,33 +243,6 @@ fn the_trajectory_csv_ends_at_the_eisenberg_gale_allocation() {
 }
 
 #[test]
-fn several_servers_are_pooled_and_the_output_says_so() {
-    let f = temp("two.json");
-    std::fs::write(
-        &f,
-        r#"{"resources": ["cpu", "mem"],
-            "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2], "count": 2}],
-            "users": [{"name": "a", "demand": [0.2, 1], "weight": 2}, {"name": "b", "demand": [1, 0.2], "tasks": 5, "servers": ["s1"]}]}"#,
-    )
-    .unwrap();
-    let a = json(
-        &bin()
-            .arg("solve")
-            .arg(&f)
-            .args(["--mechanism", "bbf-eg"])
-            .output()
-            .unwrap(),
-    );
-    assert_eq!(a["pooled"], true);
-    let notes = a["notes"].to_string();
-    assert!(notes.contains("pooled") && notes.contains("placement lists"));
-    assert_eq!(a["verification"]["ok"], true, "{}", a["verification"]);
-    // Prices name the resources and explain every user.
-    assert!(a["bbf"]["prices"]["cpu"].is_number());
-    assert_eq!(a["explanation"].as_array().unwrap().len(), 2);
-}
-
-#[test]
 fn table1_reproduction_runs_and_prints_the_papers_figures() {
     let out = bin()
         .args(["repro", "bbf-table1", "--samples", "3", "--m", "4..5"])
@@ -279,37 +252,4 @@ fn table1_reproduction_runs_and_prints_the_papers_figures() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("5.4") && text.contains("14.6"), "{text}");
     assert_eq!(text.lines().count(), 3);
-}
-
-#[test]
-fn the_irrational_prices_of_mechanisms_md() {
-    // Requests (1,3), (2,1), (3,2), unit capacities, equal entitlements:
-    // prices ((-3 + sqrt 39)/2, (9 - sqrt 39)/2) for budgets 1, so / 3 here.
-    let inst =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../datasets/bbf/irrational-prices.json");
-    for method in ["conic", "dual"] {
-        let a = json(
-            &bin()
-                .arg("solve")
-                .arg(&inst)
-                .args(["--mechanism", "bbf-eg", "--method", method])
-                .output()
-                .unwrap(),
-        );
-        let s = 39f64.sqrt();
-        let p = &a["bbf"]["prices"];
-        assert!(
-            (p["r1"].as_f64().unwrap() - (-3.0 + s) / 6.0).abs() < 1e-12,
-            "{p}"
-        );
-        assert!(
-            (p["r2"].as_f64().unwrap() - (9.0 - s) / 6.0).abs() < 1e-12,
-            "{p}"
-        );
-        // Every user spends exactly its budget 1/3 (Fisher market).
-        for e in a["explanation"].as_array().unwrap() {
-            assert!(e.as_str().unwrap().contains("spends 0.333333"), "{e}");
-        }
-        assert_eq!(a["verification"]["ok"], true);
-    }
 }
