@@ -6,8 +6,8 @@ use crate::failure::{bad_input, Failure};
 use crate::input::load;
 use anyhow::Context;
 use leontief::audit::{
-    audit, parse_against, probe_sp, read_allocation, AllocationFormat, AuditOptions, AuditReport,
-    ProbeOptions,
+    audit, default_against, parse_against, probe_sp, read_allocation, AllocationFormat,
+    AuditOptions, AuditReport, ProbeOptions,
 };
 use leontief_audit::verdicts::g;
 
@@ -29,12 +29,17 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
     let format = AllocationFormat::from_path(path);
     let tasks = read_allocation(&instance, &text, format)
         .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+    let (against, note) = match args.against.as_str() {
+        "auto" => default_against(&instance),
+        list => (parse_against(list)?, None),
+    };
     let options = AuditOptions {
-        against: parse_against(&args.against)?,
+        against,
         mode: args.verify.into(),
         time_limit: args.time_limit,
     };
     let mut report = audit(&instance, &tasks, &options)?;
+    report.notes.extend(note);
     if let Some(shares) = &args.exact {
         let shares: Option<leontief::Mechanism> = match shares.as_str() {
             "" => None,
@@ -170,6 +175,9 @@ pub(crate) fn tables(r: &AuditReport) -> String {
             ]);
         }
         out.push_str(&aligned(&rows, 3));
+    }
+    for n in &r.notes {
+        out.push_str(&format!("\nnote: {n}\n"));
     }
     if let Some(e) = &r.exact {
         out.push_str(&format!(

@@ -276,12 +276,12 @@ fn simulate(
 }
 
 /// The compiled module.
-/// audit(instance_json, allocation_text, csv, against="drfh,nfc", verify="auto", time_limit=None):
+/// audit(instance_json, allocation_text, csv, against="auto", verify="auto", time_limit=None, exact=None):
 /// every property of an allocation made elsewhere (allocation JSON, or CSV
 /// user,server,tasks when `csv`), with witnesses, and the distance to the
 /// mechanisms of `against`, as the JSON `leontief audit` prints.
 #[pyfunction]
-#[pyo3(signature = (instance_json, allocation_text, csv=false, against="drfh,nfc", verify="auto", time_limit=None, exact=None))]
+#[pyo3(signature = (instance_json, allocation_text, csv=false, against="auto", verify="auto", time_limit=None, exact=None))]
 #[allow(clippy::too_many_arguments)]
 fn audit(
     py: Python<'_>,
@@ -301,9 +301,16 @@ fn audit(
         AllocationFormat::Json
     };
     let tasks = leontief::audit::read_allocation(&inst, allocation_text, format).map_err(to_py)?;
+    let (against, note) = match against {
+        "auto" => leontief::audit::default_against(&inst),
+        list => (
+            leontief::audit::parse_against(list)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            None,
+        ),
+    };
     let opts = AuditOptions {
-        against: leontief::audit::parse_against(against)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        against,
         mode: options(verify, time_limit)?.verify,
         time_limit,
     };
@@ -314,6 +321,7 @@ fn audit(
     let report = py
         .allow_threads(|| -> Result<_, Error> {
             let mut r = leontief::audit::audit(&inst, &tasks, &opts)?;
+            r.notes.extend(note);
             if exact.is_some() {
                 r.exact = Some(leontief::audit::exact(
                     &inst,

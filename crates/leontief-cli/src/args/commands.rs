@@ -238,8 +238,9 @@ pub struct AuditArgs {
     #[arg(long, requires = "probe_sp")]
     pub inflate_only: bool,
     /// Mechanisms to compare with, comma-separated spec strings
-    /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`).
-    #[arg(long, default_value = "drfh,nfc")]
+    /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`); auto: drfh,
+    /// and nfc up to 1,000,000 user-server pairs.
+    #[arg(long, default_value = "auto")]
     pub against: String,
     /// The LP-based properties (Pareto, DRFH max-min): auto runs them up to
     /// 2,000,000 user-server pairs.

@@ -470,7 +470,7 @@ def audit(
     instance: Any,
     allocation: Any,
     *,
-    against: Iterable[str] | str = ("drfh", "nfc"),
+    against: Iterable[str] | str = "auto",
     verify: str = "auto",
     time_limit: Optional[float] = None,
     exact: Optional[str] = None,
@@ -479,7 +479,8 @@ def audit(
     heuristic, a paper's table): feasibility, whole tasks, sharing
     incentive, envy-freeness, Pareto optimality, DRFH max-min, BBF condition
     (2), PS-DSF Definition 4, each with a witness where it fails, and the
-    distance to each mechanism of ``against`` (spec strings). ``exact``
+    distance to each mechanism of ``against`` (spec strings; "auto": drfh,
+    and nfc up to 10^6 user-server pairs, a note saying so above). ``exact``
     ("" for the shares the allocation names, or "drfh", "kdf:k=2", "tsf")
     re-checks the allocation's max-min certificate in exact arithmetic
     (``report["exact"]``); the allocation must then be a solve's JSON or a

@@ -42,7 +42,7 @@ def audit(
     instance_json: str,
     allocation_text: str,
     csv: bool = False,
-    against: str = "drfh,nfc",
+    against: str = "auto",
     verify: str = "auto",
     time_limit: Optional[float] = None,
     exact: Optional[str] = None,
