@@ -16,6 +16,7 @@ mod fig4;
 mod generate;
 mod import;
 mod input;
+mod kdf_table;
 pub mod plot;
 pub mod repro;
 pub mod simulate;
@@ -89,6 +90,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
             Repro::SpTable(args) => audit::sp_table(&args),
+            Repro::KdfTable1(args) => kdf_table::kdf_table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
             Repro::SimFig4(args) => fig4::cmd(&args),
             Repro::FdsContours(args) => repro::fds_contours(&args),

@@ -342,3 +342,18 @@ pub struct GoogleTraceArgs {
     #[arg(long)]
     pub uncapped: bool,
 }
+
+/// `leontief repro kdf-table1`.
+#[derive(clap::Args, Debug)]
+pub struct KdfTable1Args {
+    /// Capacities C (comma-separated; C^9 combinations each).
+    #[arg(long, default_value = "3,5")]
+    pub c: String,
+    /// Solve this many random combinations (with replacement) instead of
+    /// all of them.
+    #[arg(long)]
+    pub sample: Option<usize>,
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}

@@ -215,6 +215,11 @@ pub(crate) enum Repro {
     /// of every mechanism on generated instances.
     #[command(name = "sp-table")]
     SpTable(SpTableArgs),
+    /// Table I of 001: average total tasks of NFC, DRF and 2-DF over every
+    /// request combination of three users on a pool (C, C, C), and how
+    /// often 2-DF runs more than DRF.
+    #[command(name = "kdf-table1")]
+    KdfTable1(KdfTable1Args),
     /// Table 1 of 003: mean number of BBF solutions for random requests.
     #[command(name = "bbf-table1")]
     BbfTable1(Table1Args),
