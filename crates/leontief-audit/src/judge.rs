@@ -7,8 +7,9 @@ use crate::placement::SharingIncentiveCheck;
 use crate::placement::{equal_split, psdsf, sharing_incentive_check, PsdsfCheck};
 use crate::polytope::mu;
 use crate::verify::VerifyMode;
+use crate::witness::placed_dense;
 use crate::{AuditTolerance, Feasibility, MaxMinCheck, ParetoCheck, Rise};
-use crate::{Change, Placed, Witness};
+use crate::{Change, Witness};
 use leontief_core::shares::dominant_sigma;
 use leontief_core::{Allocation, Instance, UserId};
 use leontief_model::{BackendError, LpBackend};
@@ -325,21 +326,7 @@ pub fn max_min_by_drfh(
         })
         .collect();
     payers.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let allocation = drfh
-        .tasks
-        .iter()
-        .enumerate()
-        .flat_map(|(k, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, &t)| t > 0.0)
-                .map(move |(i, &t)| Placed {
-                    user: instance.users()[k].name.clone(),
-                    server: instance.servers()[i].name.clone(),
-                    tasks: t,
-                })
-        })
-        .collect();
+    let allocation = placed_dense(instance, &drfh.tasks);
     MaxMin {
         by: "comparison with the certified DRFH answer",
         check: MaxMinCheck {

@@ -1,7 +1,7 @@
 //! Weighted lexicographic max-min optimality, with the user that can rise.
 
 use crate::polytope::{mu, polytope, protect, resolution};
-use crate::witness::{placed, Change, Placed};
+use crate::witness::{placed, placed_dense, Change, Placed};
 use crate::AuditTolerance;
 use leontief_core::Instance;
 use leontief_model::{BackendError, Col, LoadedLp, LpBackend};
@@ -305,20 +305,7 @@ pub fn rise<B: LpBackend>(
         .map(|m| ((x[m] - y[m]) * mu(instance, m), change(m)))
         .collect();
     payers.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let allocation = dense
-        .iter()
-        .enumerate()
-        .flat_map(|(u, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, &t)| t > 0.0)
-                .map(move |(i, &t)| Placed {
-                    user: instance.users()[u].name.clone(),
-                    server: instance.servers()[i].name.clone(),
-                    tasks: t,
-                })
-        })
-        .collect();
+    let allocation = placed_dense(instance, &dense);
     Ok(Some(Rise {
         user: change(n),
         payers: payers.into_iter().map(|(_, c)| c).collect(),

@@ -45,6 +45,24 @@ pub(crate) fn placed<L: LoadedLp>(
         .collect()
 }
 
+/// The nonzero entries of a dense allocation (per user, per server entry).
+pub(crate) fn placed_dense(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<Placed> {
+    tasks
+        .iter()
+        .enumerate()
+        .flat_map(|(n, row)| {
+            row.iter()
+                .enumerate()
+                .filter(|(_, &t)| t > 0.0)
+                .map(move |(i, &t)| Placed {
+                    user: instance.users()[n].name.clone(),
+                    server: instance.servers()[i].name.clone(),
+                    tasks: t,
+                })
+        })
+        .collect()
+}
+
 /// The users whose tasks in `sol` differ from `x` by more than `share`
 /// in dominant-share units (mu_n |gets - has|), largest change first.
 pub(crate) fn changes<L: LoadedLp>(
