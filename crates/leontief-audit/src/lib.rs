@@ -35,7 +35,7 @@ mod polytope;
 pub mod verdicts;
 pub mod verify;
 mod witness;
-pub use certificate::{max_min_certificate, CertificateCheck};
+pub use certificate::{max_min_certificate, pooled_prices, CertificateCheck};
 pub use envy::{envy, EnvyCheck};
 pub use feasibility::{feasibility, Feasibility, Load};
 pub use max_min::{max_min, max_min_per_user, rise, MaxMinCheck, Rise, Witness};

@@ -200,6 +200,21 @@ pub fn verify<B: LpBackend>(
                 tol.feasibility,
                 tol.rise,
             )),
+            // DRF on the pool prints no prices: the saturated resources
+            // of each round are its certificate.
+            (None, Some(round)) if a.pooled && inst.num_entries() == 1 => {
+                let rounds = crate::pooled_prices(&inst, &a.user_tasks, round);
+                Some(crate::max_min_certificate(
+                    &inst,
+                    &sigma,
+                    &a.user_tasks,
+                    round,
+                    &rounds,
+                    false,
+                    tol.feasibility,
+                    tol.rise,
+                ))
+            }
             _ => None,
         };
         let cert_ok = cert.as_ref().is_some_and(|c| c.ok);

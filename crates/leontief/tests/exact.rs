@@ -149,3 +149,31 @@ fn the_fuzzers_tsf_case_is_proved() {
     let e = exact(&inst, &text, &tasks, Some(&Mechanism::Tsf)).unwrap();
     assert!(e.ok && e.proven_rise_bound < 1e-8, "{e:?}");
 }
+
+/// The fuzzer's drf case (docs/fuzzing.md, item 9): u4's task needs 3e12
+/// CPU against a pool of 15, so it runs 1.7e-12 tasks; the flat LP let it
+/// "rise" on memory the LP's tolerance gave it (unresolved), and DRF on a
+/// pool prints no prices. The saturated resources of each round are its
+/// certificate (`pooled_prices`), and the rounding of the others' memory
+/// use (1e-16 of the capacity) is no room: verified.
+#[test]
+fn the_fuzzers_drf_case_is_proved_by_its_saturated_resources() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["cpu", "mem", "net"],
+            "servers": [{"name": "s1", "capacity": [12, 4, 75]}, {"name": "s2", "capacity": [3, 16, 0]}],
+            "users": [{"name": "u1", "demand": [0, 5, 5]}, {"name": "u2", "demand": [1, 3.3330333333333333, 5]},
+                      {"name": "u3", "demand": [0.25, 1, 0]}, {"name": "u4", "demand": [2999999999999, 0.5, 5]}]}"#,
+    )
+    .unwrap();
+    let a = leontief::solve(&inst, &Mechanism::Drf, &Options::default()).unwrap();
+    assert_eq!(a.status, leontief::Status::Optimal);
+    let v = a.verification.as_ref().unwrap();
+    assert!(v.ok, "{v}");
+    assert_eq!(v["certificate"]["ok"], true);
+    // The prices certify: the round is blocked by memory.
+    let pool = inst.pooled();
+    let rounds =
+        leontief_audit::pooled_prices(&pool, &a.user_tasks, a.frozen_round.as_ref().unwrap());
+    assert_eq!(rounds.len(), 1);
+    assert!(rounds[0].prices[0][1] > 0.0);
+}
