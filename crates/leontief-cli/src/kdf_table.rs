@@ -2,7 +2,8 @@
 //! share one pool of capacity (C, C, C); every request d_ij is an integer
 //! in 1..=C, so there are C^9 request combinations. For each, the total
 //! tasks (NTT) under NFC, DRF and 2-DF, averaged over all combinations,
-//! and how often 2-DF runs more tasks than DRF.
+//! and how often 2-DF runs more tasks than DRF. One combination in 50 is
+//! also verified (each answer against its defining property).
 
 use crate::args::KdfTable1Args;
 use crate::failure::{bad_input, Failure};
@@ -48,10 +49,20 @@ fn instance(c: u64, mut index: u64) -> Instance {
     Instance::new(raw).expect("a valid instance")
 }
 
-/// NTT under NFC, DRF and 2-DF for one combination.
-fn ntt(inst: &Instance) -> Result<[f64; 3], Failure> {
+/// Every this many combinations the three answers are verified too (the
+/// independent check of each mechanism's defining property); an answer
+/// that fails it stops the table.
+const VERIFY_EVERY: u64 = 50;
+
+/// NTT under NFC, DRF and 2-DF for one combination, verified when
+/// `verify`.
+fn ntt(inst: &Instance, verify: bool) -> Result<[f64; 3], Failure> {
     let options = Options {
-        verify: VerifyMode::Never,
+        verify: if verify {
+            VerifyMode::Auto
+        } else {
+            VerifyMode::Never
+        },
         ..Options::default()
     };
     let mut out = [0.0; 3];
@@ -64,6 +75,16 @@ fn ntt(inst: &Instance) -> Result<[f64; 3], Failure> {
             return Err(Failure {
                 code: 1,
                 message: format!("{m} ended {} on {:?}", a.status, inst.to_raw()),
+            });
+        }
+        if verify && !a.verification.as_ref().is_some_and(|v| v.ok) {
+            return Err(Failure {
+                code: 1,
+                message: format!(
+                    "{m} not verified on {:?}: {:?}",
+                    inst.to_raw(),
+                    a.verification
+                ),
             });
         }
         out[slot] = a.user_tasks.iter().sum();
@@ -110,7 +131,7 @@ pub(crate) fn kdf_table1(args: &KdfTable1Args) -> Result<(), Failure> {
         let sums = (0..count)
             .into_par_iter()
             .map(|j| {
-                let r = ntt(&instance(c, index(j)))?;
+                let r = ntt(&instance(c, index(j)), j % VERIFY_EVERY == 0)?;
                 // "More tasks": beyond the LPs' round-off.
                 let better = if r[2] > r[1] * (1.0 + 1e-9) { 1.0 } else { 0.0 };
                 Ok::<_, Failure>([r[0], r[1], r[2], better])
