@@ -78,13 +78,14 @@ fn main() {
                 .as_ref()
                 .map(|c| (c.path.clone(), c.columns, c.pricing_passes))
                 .unwrap_or_else(|| ("-".into(), 0, 0));
-            let by = if v["certificate"]["ok"].as_bool() == Some(true) {
-                if v["max_min"]["by"].is_string() {
+            let flat = v.max_min.as_ref().and_then(|m| m.checked());
+            let by = if v.certificate.as_ref().is_some_and(|c| c.ok()) {
+                if flat.is_none() {
                     "certificate"
                 } else {
                     "certificate + flat LPs"
                 }
-            } else if v["max_min"]["ok"].as_bool() == Some(true) {
+            } else if flat.is_some_and(|c| c.ok) {
                 "flat LPs"
             } else {
                 "-"
@@ -93,7 +94,7 @@ fn main() {
                 "| {mech} | {shape} | {} | {path} | {cols} | {passes} | {:.3} | {total:.3} | {} ({by}) | {} | {peak:.0} | (gen {gen_s:.2} s) |",
                 inst.num_users() * inst.num_entries(),
                 a.solve_seconds,
-                v["ok"].as_bool().unwrap_or(false),
+                v.ok,
                 a.status,
             );
         }

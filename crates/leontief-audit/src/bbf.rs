@@ -2,45 +2,8 @@
 //! (2) on the pooled model, and the Eisenberg-Gale duality gap of printed
 //! prices.
 
+pub use leontief_core::checks::{BbfCheck, UserCheck};
 use leontief_core::Instance;
-use serde::Serialize;
-
-/// The BBF test on one user.
-#[derive(Debug, Clone, Serialize)]
-pub struct UserCheck {
-    /// x_n >= 1 - tolerance for a capped user (the first disjunct).
-    pub full: bool,
-    /// The bottleneck j maximising x_n r_{n,j} (the second disjunct's
-    /// witness), if any bottleneck is requested by the user.
-    pub witness: Option<String>,
-    /// x_n r_{n,witness} - e_n (>= 0 when the second disjunct holds).
-    pub margin: f64,
-    /// How far condition (2) fails for this user (0 when it holds).
-    pub violation: f64,
-}
-
-/// The BBF test (condition (2)) of an allocation.
-#[derive(Debug, Clone, Serialize)]
-pub struct BbfCheck {
-    /// Tolerance: j is a bottleneck when its load is >= 1 - tolerance.
-    pub tolerance: f64,
-    /// J(x), the bottleneck set (resource names).
-    pub bottlenecks: Vec<String>,
-    /// J(x) as indices.
-    #[serde(skip)]
-    pub bottleneck_ids: Vec<usize>,
-    /// Loads sum_n x_n r_{n,j}.
-    pub loads: Vec<f64>,
-    /// Per user.
-    pub users: Vec<UserCheck>,
-    /// max_n violation_n.
-    pub worst_violation: f64,
-    /// max_j (load_j - 1)^+ and max_n (x_n - ub_n)^+ and max_n (-x_n)^+:
-    /// how far the allocation is from feasible.
-    pub infeasibility: f64,
-    /// Both within the tolerance.
-    pub holds: bool,
-}
 
 /// Condition (2) of BBF on fractions `x` of a pooled model: requests
 /// `r` (row-major N x m, r_{n,j} per unit of x_n as a fraction of the

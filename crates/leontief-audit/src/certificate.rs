@@ -29,29 +29,12 @@
 //! The check reads only the instance, the allocation's task counts and
 //! rounds, and the prices; it never sees the solver.
 
+pub use leontief_core::checks::CertificateCheck;
 use leontief_core::{Instance, RoundPrices, ServerId};
-use serde::Serialize;
 
 /// Room in the weak-duality bound below this fraction of the priced
 /// capacity C(p) is read as round-off (see [`max_min_certificate`]).
 pub const CAPACITY_ROUNDING: f64 = 1e-12;
-
-/// The result of [`max_min_certificate`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CertificateCheck {
-    /// Every user is proved: by its round's prices, its cap, or by having
-    /// nowhere to run.
-    pub ok: bool,
-    /// Rounds checked.
-    pub rounds: usize,
-    /// Runnable pairs read (over all rounds).
-    pub pairs: usize,
-    /// The largest relative room left to a certified user,
-    /// `(C(p) - sum_k u_k X'_k) / (u_n X'_n)` (0 is exact).
-    pub worst_room: f64,
-    /// Why not, at most 20 lines.
-    pub violations: Vec<String>,
-}
 
 /// Check the certificate of a weighted lexicographic max-min allocation
 /// with shares `s_n = sigma_n x_n` (see the module docs). `placement`:

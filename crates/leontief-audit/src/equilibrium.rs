@@ -2,42 +2,10 @@
 //! server prices alone: per server, a weak-duality bound on its
 //! best-response improvement (the Nikaido-Isoda gap) and the KKT residual.
 
+pub use leontief_core::checks::{ServerCertificate, VdsCertificate};
 use leontief_core::{Instance, ResourceId, ServerId};
-use serde::Serialize;
 
 const INF: f64 = f64::INFINITY;
-
-/// Per server entry, from (x, prices) alone.
-#[derive(Debug, Clone, Serialize)]
-pub struct ServerCertificate {
-    /// Server entry name.
-    pub server: String,
-    /// Upper bound on the server's best-response improvement g_i(lambda_i)
-    /// - U_i(x), relative to its spending sum_r lambda_{i,r} c_{i,r}.
-    pub gap: f64,
-    /// The largest relative distance of a user's total x_n to its best
-    /// total at the server's prices (the KKT residual).
-    pub kkt: f64,
-}
-
-/// The certificate of an alphaPF-VDS equilibrium.
-#[derive(Debug, Clone, Serialize)]
-pub struct VdsCertificate {
-    /// The tolerance the verdict uses.
-    pub tolerance: f64,
-    /// Per server entry.
-    pub servers: Vec<ServerCertificate>,
-    /// Sum over the servers of the relative gaps: an upper bound on the
-    /// (relative) Nikaido-Isoda gap.
-    pub nikaido_isoda_gap: f64,
-    /// The worst KKT residual.
-    pub kkt_residual: f64,
-    /// Largest capacity, cap or placement violation (relative), and
-    /// negative prices.
-    pub infeasibility: f64,
-    /// All three within the tolerance.
-    pub holds: bool,
-}
 
 /// The certificate of an alphaPF-VDS point from the allocation and the
 /// printed prices alone (see the module docs): per server the relative

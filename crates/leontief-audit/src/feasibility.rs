@@ -1,40 +1,10 @@
 //! Feasibility of an allocation: capacities, placement, caps, signs, row sums.
 
 use crate::AuditTolerance;
+pub use leontief_core::checks::{Feasibility, Load};
 use leontief_core::{Instance, ServerId};
-use serde::Serialize;
 
 const INF: f64 = f64::INFINITY;
-
-/// Result of [`feasibility`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Feasibility {
-    /// All rules hold.
-    pub ok: bool,
-    /// Largest capacity excess relative to the capacity (0 when feasible).
-    pub max_capacity_excess: f64,
-    /// Human-readable violations (at most 20).
-    pub violations: Vec<String>,
-    /// The most loaded server and resource (relative to its capacity),
-    /// over capacity or not; `None` when nothing is used.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fullest: Option<Load>,
-}
-
-/// The load of one resource on one server entry.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Load {
-    /// The server entry.
-    pub server: String,
-    /// The resource.
-    pub resource: String,
-    /// What the allocation uses (all servers of a class together).
-    pub used: f64,
-    /// Its capacity (all servers of a class together).
-    pub capacity: f64,
-    /// used / capacity (above 1: over capacity by that factor).
-    pub load: f64,
-}
 
 /// Check capacities, placement (`placement`: honour `users[].servers`),
 /// caps, non-negativity and the row sums.

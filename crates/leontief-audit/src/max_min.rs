@@ -3,40 +3,10 @@
 use crate::polytope::{mu, polytope, protect, resolution};
 use crate::witness::{placed, placed_dense, Change, Placed};
 use crate::AuditTolerance;
+pub use leontief_core::checks::{MaxMinCheck, Witness};
 use leontief_core::Instance;
 use leontief_model::{BackendError, Col, LoadedLp, LpBackend};
 use serde::Serialize;
-
-/// A user that can do better than the allocation gives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Witness {
-    /// The user.
-    pub user: String,
-    /// Its tasks in the allocation.
-    pub has: f64,
-    /// Tasks it can reach while the protected users keep theirs.
-    pub can_reach: f64,
-    /// The gain in global dominant share, (can_reach - has) mu_n.
-    pub share_gain: f64,
-    /// The gain exceeds what the LP's own tolerances could produce for this
-    /// user ([`crate::resolution`]): a real rise. An unresolved witness
-    /// still fails the check, but a valid dual certificate (a proof, not
-    /// an approximation) overrules it.
-    pub resolved: bool,
-}
-
-/// Result of [`max_min`] and [`max_min_per_user`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MaxMinCheck {
-    /// The property holds (and every LP solved).
-    pub ok: bool,
-    /// LPs solved.
-    pub lps: usize,
-    /// The user that rises most (in share units), if any rises.
-    pub witness: Option<Witness>,
-    /// A solve that did not end optimal, if any (the check is then not ok).
-    pub failed_status: Option<String>,
-}
 
 fn levels(instance: &Instance, sigma: &[f64], x: &[f64]) -> Vec<f64> {
     instance

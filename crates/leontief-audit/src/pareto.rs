@@ -1,40 +1,11 @@
 //! Pareto optimality: no allocation is as good for all and better for one.
 
 use crate::polytope::{mu, polytope, protect, resolution};
-use crate::witness::{changes, placed, Change, Placed};
+use crate::witness::{changes, placed};
 use crate::AuditTolerance;
+pub use leontief_core::checks::{Improvement, ParetoCheck};
 use leontief_core::Instance;
 use leontief_model::{BackendError, LoadedLp, LpBackend};
-use serde::Serialize;
-
-/// Result of [`pareto`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ParetoCheck {
-    /// No Pareto improvement exists.
-    pub ok: bool,
-    /// Largest gain in the sum of dominant shares with nobody worse off.
-    pub total_gain: f64,
-    /// A solve that did not end optimal, if any.
-    pub failed_status: Option<String>,
-    /// Some user's gain exceeds what the LP's tolerances could produce for
-    /// it ([`crate::resolution`]); an unresolved improvement still fails
-    /// the check, but a valid dual certificate overrules it.
-    pub resolved: bool,
-    /// When the check fails: the users that gain (nobody loses) and the
-    /// improving allocation.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub improvement: Option<Improvement>,
-}
-
-/// A Pareto improvement: a feasible allocation as good for every user and
-/// better for these.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Improvement {
-    /// The users that gain, largest gain (in dominant shares) first.
-    pub gainers: Vec<Change>,
-    /// The improving allocation (nonzero entries).
-    pub allocation: Vec<Placed>,
-}
 
 /// Pareto optimality: maximise the total keeping every user at its tasks.
 pub fn pareto<B: LpBackend>(

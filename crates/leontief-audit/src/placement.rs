@@ -2,6 +2,7 @@
 //! from the allocation alone: sharing incentive, the Definition-4 PS-DSF
 //! conditions, the Definition-2 bottleneck.
 
+pub use leontief_core::checks::{PsdsfCheck, PsdsfUserCheck};
 use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use serde::Serialize;
 
@@ -76,33 +77,6 @@ pub fn sharing_incentive_check(
 /// gamma_{n,i}. Returns the worst relative shortfall (0 when it holds).
 pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
     sharing_incentive_check(instance, x, 0.0).worst_shortfall
-}
-
-/// One user's worst Definition-4 check.
-#[derive(Debug, Clone, Serialize)]
-pub struct PsdsfUserCheck {
-    /// The server entry where the check is tightest (name).
-    pub server: Option<String>,
-    /// How far it fails there (0 when it holds on every eligible server):
-    /// the excess of the largest competing s_{m,i}/w_m over s_{n,i}/w_n,
-    /// relative to the former, on the best saturated resource (at most
-    /// 1), or 1 when no resource the user needs is saturated there.
-    pub violation: f64,
-}
-
-/// The Definition-4 certificate of an allocation.
-#[derive(Debug, Clone, Serialize)]
-pub struct PsdsfCheck {
-    /// Tolerance on saturation and on share comparisons (relative).
-    pub tolerance: f64,
-    /// Per user.
-    pub users: Vec<PsdsfUserCheck>,
-    /// max over users.
-    pub worst_violation: f64,
-    /// The largest capacity or cap overrun (relative), and placement.
-    pub infeasibility: f64,
-    /// Both within the tolerance.
-    pub holds: bool,
 }
 
 /// The exact Definition-4 check: for every user n and eligible server i,

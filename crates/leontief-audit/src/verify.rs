@@ -5,10 +5,14 @@
 use crate::AuditTolerance;
 use leontief_core::fairness::Family;
 use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
+use leontief_core::verification::{
+    Bottleneck, Certificate, FrankWolfe, Implied, PerServerMaxMin, RoundsCheck, ServerWitness,
+    Spread, Verdict,
+};
+use leontief_core::Verification;
 use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
 use leontief_model::{BackendError, LpBackend};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 /// When to run the LP-based check of the mechanism's defining property.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -118,12 +122,12 @@ const AUTO_LIMIT: usize = 2_000_000;
 const CROSS_CHECK_UP_TO: usize = 2_000;
 
 /// The verification of an allocation that has no solution.
-pub fn nothing_to_check(a: &Allocation) -> Value {
-    json!({"ok": false, "reason": format!("no solution to check (status {})", a.status)})
+pub fn nothing_to_check(a: &Allocation) -> Verification {
+    Verification::not_verified(format!("no solution to check (status {})", a.status))
 }
 
-/// Check `a` against `property`; the JSON holds each check, its witness
-/// where one fails, and `ok`.
+/// Check `a` against `property`: each check, its witness where one fails,
+/// and `ok`.
 ///
 /// ```
 /// use leontief_audit::verify::{verify, Property, Shares, VerifyMode};
@@ -137,7 +141,7 @@ pub fn nothing_to_check(a: &Allocation) -> Value {
 /// let a = Allocation::new(&instance, "mine", Status::Optimal, vec![vec![10.0, 0.0], vec![0.0, 10.0]]);
 /// let drfh = Property::MaxMin { shares: Shares::Dominant, pooled: false };
 /// let v = verify(&leontief_highs::Highs::default(), &instance, &drfh, &a, VerifyMode::Always).unwrap();
-/// assert_eq!(v["ok"], true);
+/// assert!(v.ok);
 /// ```
 pub fn verify<B: LpBackend>(
     backend: &B,
@@ -145,7 +149,7 @@ pub fn verify<B: LpBackend>(
     property: &Property,
     a: &Allocation,
     mode: VerifyMode,
-) -> Result<Value, VerifyError> {
+) -> Result<Verification, VerifyError> {
     match property {
         Property::WholeTasks => return Ok(verify_whole(instance, a)),
         Property::Psdsf | Property::Vds { .. } => {
@@ -175,8 +179,11 @@ pub fn verify<B: LpBackend>(
         VerifyMode::Always => true,
         VerifyMode::Auto => size <= AUTO_LIMIT,
     };
-    let mut out = json!({ "feasibility": feas });
     let mut ok = feas.ok;
+    let mut out = Verification {
+        feasibility: Some(feas),
+        ..Verification::default()
+    };
     if let (Property::MaxMin { shares, pooled }, true) = (property, mode != VerifyMode::Never) {
         let (inst, sigma) = match (shares, pooled) {
             (_, true) => {
@@ -226,13 +233,11 @@ pub fn verify<B: LpBackend>(
         };
         if let (Some(round), Some(_)) = (&a.frozen_round, &a.levels) {
             let r = rounds_consistent(&inst, &sigma, &a.user_tasks, round);
-            ok &= r["ok"].as_bool().unwrap_or(false);
-            out["rounds"] = r;
+            ok &= r.ok;
+            out.rounds = Some(r);
         }
-        out["property"] = json!("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger");
-        if let Some(c) = &cert {
-            out["certificate"] = serde_json::to_value(c)?;
-        }
+        out.property = Some("weighted lexicographic max-min: no user can rise without lowering a user whose level is no larger".into());
+        out.certificate = cert.map(Certificate::MaxMin);
         if flat {
             // A flat check whose own LP could not be solved (no witness,
             // a failed status: its bounds infeasible by its tolerance) is
@@ -242,31 +247,30 @@ pub fn verify<B: LpBackend>(
             // verdict either: the certificate is a proof, the LP an
             // approximation.
             ok &= c.ok || (cert_ok && c.witness.as_ref().is_none_or(|w| !w.resolved));
-            out["max_min"] = serde_json::to_value(&c)?;
+            out.max_min = Some(Verdict::Checked(c));
             let p = crate::pareto(backend, &inst, &a.user_tasks, placement, &tol)?;
             ok &= p.ok || (cert_ok && (p.failed_status.is_some() || !p.resolved));
-            out["pareto"] = serde_json::to_value(&p)?;
+            out.pareto = Some(Verdict::Checked(p));
         } else if cert_ok {
-            out["max_min"] = json!({"ok": true, "by": "certificate"});
-            out["pareto"] =
-                json!({"ok": true, "by": "implied by the certified lexicographic max-min"});
+            out.max_min = Some(implied("certificate"));
+            out.pareto = Some(implied("implied by the certified lexicographic max-min"));
         } else {
             ok = false;
-            out["property"] = json!(format!(
+            out.property = Some(format!(
                 "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always) and no valid certificate; only feasibility was checked"
             ));
-            out["checked"] = json!("feasibility only");
+            out.checked = Some("feasibility only".into());
         }
-        out["ok"] = json!(ok);
+        out.ok = ok;
         return Ok(out);
     }
     if !run {
         // Feasibility alone is not the mechanism's property: not verified.
         ok = false;
-        out["property"] = json!(format!(
+        out.property = Some(format!(
             "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always); only feasibility was checked"
         ));
-        out["checked"] = json!("feasibility only");
+        out.checked = Some("feasibility only".into());
     } else {
         match property {
             Property::MaxMin { .. }
@@ -278,7 +282,7 @@ pub fn verify<B: LpBackend>(
             Property::PerServerMaxMin => {
                 let mut all = true;
                 let mut lps = 0;
-                let mut witness = Value::Null;
+                let mut witness = None;
                 let mut got = vec![0.0; instance.num_users()];
                 for i in instance.server_ids() {
                     let (sub, x) = server_subinstance(instance, a, i, &got);
@@ -291,25 +295,42 @@ pub fn verify<B: LpBackend>(
                     lps += c.lps;
                     if !c.ok && all {
                         all = false;
-                        witness = json!({"server": instance.servers()[i.0].name, "check": c});
+                        witness = Some(ServerWitness {
+                            server: instance.servers()[i.0].name.clone(),
+                            check: c,
+                        });
                     }
                 }
                 ok &= all;
-                out["property"] =
-                    json!("DRF (max-min of per-server dominant shares) inside every server");
-                out["per_server_max_min"] = json!({"ok": all, "lps": lps, "witness": witness});
+                out.property =
+                    Some("DRF (max-min of per-server dominant shares) inside every server".into());
+                out.per_server_max_min = Some(PerServerMaxMin {
+                    ok: all,
+                    lps,
+                    witness,
+                });
             }
             Property::MaxTasks => {
-                let v = serde_json::to_value(&a.verification)?;
-                ok &= v["ok"].as_bool().unwrap_or(false);
-                out["property"] =
-                    json!("maximum total tasks (LP optimality, residuals recomputed)");
-                out["optimality"] = v;
+                // The solver's own record, its residuals recomputed from
+                // the LP outside the solver.
+                let record = a.verification.as_ref().and_then(|v| v.optimality.clone());
+                ok &= record.as_ref().is_some_and(|r| r.ok);
+                out.property =
+                    Some("maximum total tasks (LP optimality, residuals recomputed)".into());
+                out.optimality = record;
             }
         }
     }
-    out["ok"] = json!(ok);
+    out.ok = ok;
     Ok(out)
+}
+
+/// A check implied by another (`by`).
+fn implied<T>(by: &str) -> Verdict<T> {
+    Verdict::Implied(Implied {
+        ok: true,
+        by: by.into(),
+    })
 }
 
 /// The claim behind the printed `frozen_round`: users that froze in the
@@ -318,13 +339,18 @@ pub fn verify<B: LpBackend>(
 /// (1e-6), so the check means the same for weights 1e9 apart, where the
 /// LP-based check above cannot see a user whose share is below its
 /// tolerance.
-fn rounds_consistent(instance: &Instance, sigma: &[f64], x: &[f64], round: &[usize]) -> Value {
+fn rounds_consistent(
+    instance: &Instance,
+    sigma: &[f64],
+    x: &[f64],
+    round: &[usize],
+) -> RoundsCheck {
     const TIE: f64 = 1e-6;
     let users = instance.users();
     let level = |n: usize| sigma[n] * x[n] / users[n].weight;
     let capped = |n: usize| users[n].tasks.is_some_and(|t| x[n] >= t * (1.0 - 1e-7));
     let rounds = round.iter().copied().max().unwrap_or(0);
-    let mut worst: Option<(String, String, f64)> = None;
+    let mut worst: Option<Spread> = None;
     let mut worst_spread = 0.0;
     for r in 1..=rounds {
         let members: Vec<usize> = (0..users.len())
@@ -343,14 +369,18 @@ fn rounds_consistent(instance: &Instance, sigma: &[f64], x: &[f64], round: &[usi
         let spread = (level(hi) - level(lo)) / level(hi).max(f64::MIN_POSITIVE);
         if spread > TIE && spread > worst_spread {
             worst_spread = spread;
-            worst = Some((users[lo].name.clone(), users[hi].name.clone(), spread));
+            worst = Some(Spread {
+                lowest: users[lo].name.clone(),
+                highest: users[hi].name.clone(),
+                relative_spread: spread,
+            });
         }
     }
-    json!({
-        "property": "users frozen in the same round below their caps share one level (recomputed from the tasks, relative 1e-6)",
-        "ok": worst.is_none(),
-        "worst": worst.map(|(a, b, s)| json!({"lowest": a, "highest": b, "relative_spread": s})),
-    })
+    RoundsCheck {
+        property: "users frozen in the same round below their caps share one level (recomputed from the tasks, relative 1e-6)".into(),
+        ok: worst.is_none(),
+        worst,
+    }
 }
 
 /// Server entry `i` alone, with the users that may run there and their caps
@@ -393,7 +423,7 @@ fn server_subinstance(
 }
 
 /// Heuristics: feasible, placement and caps honoured, whole tasks.
-fn verify_whole(instance: &Instance, a: &Allocation) -> Value {
+fn verify_whole(instance: &Instance, a: &Allocation) -> Verification {
     let tol = AuditTolerance::default();
     let feas = crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
     let fractional: Vec<String> = a
@@ -408,13 +438,14 @@ fn verify_whole(instance: &Instance, a: &Allocation) -> Value {
         })
         .take(10)
         .collect();
-    json!({
-        "property": "whole tasks, feasible on every server, placement and caps honoured",
-        "feasibility": feas,
-        "whole_tasks": fractional.is_empty(),
-        "fractional": fractional,
-        "ok": feas.ok && fractional.is_empty(),
-    })
+    Verification {
+        ok: feas.ok && fractional.is_empty(),
+        property: Some("whole tasks, feasible on every server, placement and caps honoured".into()),
+        feasibility: Some(feas),
+        whole_tasks: Some(fractional.is_empty()),
+        fractional: Some(fractional),
+        ..Verification::default()
+    }
 }
 
 /// The verification of a psdsf or vds (alpha > 1) output.
@@ -423,7 +454,7 @@ fn server_based<B: LpBackend>(
     instance: &Instance,
     property: &Property,
     a: &Allocation,
-) -> Result<Value, VerifyError> {
+) -> Result<Verification, VerifyError> {
     if !a.status.has_solution() {
         return Ok(nothing_to_check(a));
     }
@@ -431,22 +462,23 @@ fn server_based<B: LpBackend>(
     let feas = crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
     let si = crate::placement::sharing_incentive(instance, &a.user_tasks);
     let envy = crate::envy(instance, &a.tasks, true, &tol).worst_relative;
-    let mut out = json!({
-        "feasibility": feas,
-        "sharing_incentive_shortfall": si,
-        "envy": envy,
-    });
     let mut ok = feas.ok && si <= 1e-6 && envy <= 1e-6;
+    let mut out = Verification {
+        feasibility: Some(feas),
+        sharing_incentive_shortfall: Some(si),
+        envy: Some(envy),
+        ..Verification::default()
+    };
     match property {
         Property::Psdsf => {
             let c = crate::placement::psdsf(instance, &a.tasks, 1e-9);
             ok &= c.holds;
-            out["property"] = json!("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement");
-            out["certificate"] = serde_json::to_value(c)?;
+            out.property = Some("PS-DSF, Definition 4 of 004: for every user and eligible server some resource it needs is saturated there and every other user holding it has a virtual dominant share per weight no larger; and sharing incentive and envy-freeness under placement".into());
+            out.certificate = Some(Certificate::Psdsf(c));
         }
         Property::Vds { alpha } => {
             let Some(g) = a.gap.as_ref().and_then(|g| g.equilibrium.as_ref()) else {
-                return Ok(json!({"ok": false, "reason": "vds output without its prices"}));
+                return Ok(Verification::not_verified("vds output without its prices"));
             };
             let c = crate::equilibrium::vds_certificate(
                 instance,
@@ -457,8 +489,8 @@ fn server_based<B: LpBackend>(
                 1e-9,
             );
             ok &= c.holds;
-            out["property"] = json!("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement");
-            out["certificate"] = serde_json::to_value(c)?;
+            out.property = Some("alphaPF-VDS equilibrium: from the printed prices alone, the sum over servers of g_i(lambda_i) - U_i(x) (weak duality: an upper bound on the Nikaido-Isoda gap, relative to each server's spending) and the KKT residual; and sharing incentive and envy-freeness under placement".into());
+            out.certificate = Some(Certificate::Vds(c));
         }
         _ => unreachable!("server_based on another property"),
     }
@@ -470,8 +502,8 @@ fn server_based<B: LpBackend>(
     // right), and the check is not applied.
     let capped = instance.users().iter().any(|u| u.tasks.is_some());
     if capped && crate::placement::bottleneck(instance).is_some() {
-        out["bottleneck"] = json!({
-            "not_applied": "task caps: the Definition-2 equivalence with the weighted max-min holds for unbounded demands only",
+        out.bottleneck = Some(Bottleneck::NotApplied {
+            not_applied: "task caps: the Definition-2 equivalence with the weighted max-min holds for unbounded demands only".into(),
         });
     }
     if let Some(rho) = crate::placement::bottleneck(instance).filter(|_| !capped) {
@@ -485,13 +517,13 @@ fn server_based<B: LpBackend>(
             .collect();
         let c = crate::max_min(backend, instance, &sigma, &a.user_tasks, true, &tol)?;
         ok &= c.ok;
-        out["bottleneck"] = json!({
-            "resource": instance.resources()[rho],
-            "definition": "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user; PS-DSF is then the weighted max-min of x_n D_(n,rho)",
-            "weighted_max_min": c,
+        out.bottleneck = Some(Bottleneck::Checked {
+            resource: instance.resources()[rho].clone(),
+            definition: "Definition 2 of 004: D_(n,rho)/c_(i,rho) >= D_(n,r)/c_(i,r) for every server, resource and eligible user; PS-DSF is then the weighted max-min of x_n D_(n,rho)".into(),
+            weighted_max_min: c,
         });
     }
-    out["ok"] = json!(ok);
+    out.ok = ok;
     Ok(out)
 }
 
@@ -502,7 +534,7 @@ fn first_order<B: LpBackend>(
     merit: &Merit,
     check_pareto: bool,
     a: &Allocation,
-) -> Result<Value, VerifyError> {
+) -> Result<Verification, VerifyError> {
     if !a.status.has_solution() {
         return Ok(nothing_to_check(a));
     }
@@ -533,21 +565,22 @@ fn first_order<B: LpBackend>(
     };
     let pareto_ok = pareto.as_ref().is_none_or(|p| p.ok);
     Ok(match gap {
-        Ok(gap) => json!({
-            "property": property,
-            "feasibility": feas,
-            "frank_wolfe_gap": gap,
-            "pareto": pareto,
-            "ok": feas.ok && gap <= 1e-6 && pareto_ok,
-        }),
+        Ok(gap) => Verification {
+            ok: feas.ok && gap <= 1e-6 && pareto_ok,
+            property: Some(property.into()),
+            feasibility: Some(feas),
+            frank_wolfe_gap: Some(FrankWolfe::Gap(gap)),
+            pareto: pareto.map(Verdict::Checked),
+            ..Verification::default()
+        },
         // The check could not be made: not verified, and why.
-        Err(e) => json!({
-            "property": property,
-            "feasibility": feas,
-            "frank_wolfe_gap": null,
-            "reason": format!("not checked: {e}"),
-            "ok": false,
-        }),
+        Err(e) => Verification {
+            ok: false,
+            reason: Some(format!("not checked: {e}")),
+            property: Some(property.into()),
+            feasibility: Some(feas),
+            ..Verification::default()
+        },
     })
 }
 
@@ -562,14 +595,14 @@ fn bbf<B: LpBackend>(
     ode: bool,
     a: &Allocation,
     mode: VerifyMode,
-) -> Result<Value, VerifyError> {
+) -> Result<Verification, VerifyError> {
     if !a.status.has_solution() {
         return Ok(nothing_to_check(a));
     }
     let Some(pool) = crate::bbf::Pooled::new(instance) else {
-        return Ok(
-            json!({"ok": false, "reason": "a user demands a resource no server has: no BBF allocation exists"}),
-        );
+        return Ok(Verification::not_verified(
+            "a user demands a resource no server has: no BBF allocation exists",
+        ));
     };
     let x: Vec<f64> = a
         .user_tasks
@@ -580,10 +613,11 @@ fn bbf<B: LpBackend>(
     let tol = if ode { 1e-6 } else { 1e-9 };
     let c = crate::bbf::condition2(&pool.resources, &pool.r, &pool.e, &pool.ub, &x, tol);
     let mut ok = c.holds;
-    let mut out = json!({
-        "property": "condition (2) of BBF (every user has x_n = 1 or holds at least its entitlement of a bottleneck), and Eisenberg-Gale optimality",
-        "bbf": c,
-    });
+    let mut out = Verification {
+        property: Some("condition (2) of BBF (every user has x_n = 1 or holds at least its entitlement of a bottleneck), and Eisenberg-Gale optimality".into()),
+        bbf: Some(c),
+        ..Verification::default()
+    };
     // The duality gap from the printed prices (bbf-eg prints them).
     if let Some(leontief_core::details::BbfDetails::Eg(eg)) = a.bbf.as_ref() {
         let p: Vec<f64> = pool
@@ -593,7 +627,7 @@ fn bbf<B: LpBackend>(
             .collect();
         let gap = crate::bbf::duality_gap(instance, &a.user_tasks, &p);
         ok &= gap <= 1e-9;
-        out["duality_gap"] = json!(gap);
+        out.duality_gap = Some(gap);
     }
     let size = pool.e.len() * pool.resources.len();
     let run_lp = match mode {
@@ -605,19 +639,19 @@ fn bbf<B: LpBackend>(
         match crate::first_order::frank_wolfe_gap_log(backend, &instance.pooled(), &a.user_tasks) {
             Ok(fw) => {
                 ok &= fw <= if ode { 1e-5 } else { 1e-8 };
-                out["frank_wolfe_gap"] = json!(fw);
+                out.frank_wolfe_gap = Some(FrankWolfe::Gap(fw));
             }
             // The check could not be made: not verified, and why.
             Err(e) => {
                 ok = false;
-                out["frank_wolfe_gap"] = json!(format!("not checked: {e}"));
+                out.frank_wolfe_gap = Some(FrankWolfe::NotChecked(format!("not checked: {e}")));
             }
         }
     } else {
-        out["frank_wolfe_gap"] = json!(format!(
+        out.frank_wolfe_gap = Some(FrankWolfe::NotChecked(format!(
             "not run: {size} user-resource pairs (auto runs the LP up to 200,000; use --verify always)"
-        ));
+        )));
     }
-    out["ok"] = json!(ok);
+    out.ok = ok;
     Ok(out)
 }

@@ -2,31 +2,9 @@
 //! allocation that changes them, in names, so a reader can check it.
 
 use crate::polytope::Polytope;
+pub use leontief_core::checks::{Change, Placed};
 use leontief_core::Instance;
 use leontief_model::LoadedLp;
-use serde::{Deserialize, Serialize};
-
-/// One user's tasks before and after a witness allocation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    /// The user.
-    pub user: String,
-    /// Its tasks in the audited allocation.
-    pub has: f64,
-    /// Its tasks in the witness allocation.
-    pub gets: f64,
-}
-
-/// One nonzero entry of a witness allocation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Placed {
-    /// The user.
-    pub user: String,
-    /// The server entry.
-    pub server: String,
-    /// Tasks of the user there.
-    pub tasks: f64,
-}
 
 /// The nonzero x_{n,i} of an LP solution on the polytope.
 pub(crate) fn placed<L: LoadedLp>(

@@ -6,7 +6,8 @@ use leontief_audit::bbf::{condition2, Pooled};
 use leontief_audit::verify::{verify, Merit, Property, Shares, VerifyMode};
 use leontief_audit::{envy, feasibility, placement, AuditTolerance};
 use leontief_core::fairness::Family;
-use leontief_core::{Allocation, Instance, Status};
+use leontief_core::verification::FrankWolfe;
+use leontief_core::{Allocation, Instance, Status, Verification};
 use leontief_highs::Highs;
 
 /// Fig. 1 of 000: two servers [2, 12] and [12, 2]; u1 [0.2, 1], u2 [1, 0.2].
@@ -24,8 +25,8 @@ fn allocation(inst: &Instance, tasks: Vec<Vec<f64>>) -> Allocation {
     Allocation::new(inst, "test", Status::Optimal, tasks)
 }
 
-fn ok(v: &serde_json::Value) -> bool {
-    v["ok"] == serde_json::Value::Bool(true)
+fn ok(v: &Verification) -> bool {
+    v.ok
 }
 
 const DRFH: Property = Property::MaxMin {
@@ -43,7 +44,8 @@ fn the_drfh_answer_is_max_min_and_a_lower_user_is_not() {
     let low = allocation(&inst, vec![vec![9.0, 0.0], vec![0.0, 10.0]]);
     let v = verify(&h, &inst, &DRFH, &low, VerifyMode::Always).unwrap();
     assert!(!ok(&v), "{v}");
-    assert_eq!(v["max_min"]["witness"]["user"], "u1", "{v}");
+    let flat = v.max_min.as_ref().and_then(|m| m.checked()).unwrap();
+    assert_eq!(flat.witness.as_ref().unwrap().user, "u1", "{v}");
 }
 
 #[test]
@@ -59,7 +61,10 @@ fn over_capacity_and_fractional_tasks_are_refused() {
     assert!(ok(&v), "{v}");
     let half = allocation(&inst, vec![vec![9.5, 0.0], vec![0.0, 10.0]]);
     let v = verify(&h, &inst, &Property::WholeTasks, &half, VerifyMode::Auto).unwrap();
-    assert!(!ok(&v) && v["fractional"][0] == "tasks[0][0] = 9.5", "{v}");
+    assert!(
+        !ok(&v) && v.fractional.as_ref().unwrap()[0] == "tasks[0][0] = 9.5",
+        "{v}"
+    );
 }
 
 #[test]
@@ -129,7 +134,7 @@ fn first_order_gap_is_zero_at_the_optimum_and_positive_below() {
     let half = allocation(&inst, vec![vec![5.0, 0.0], vec![0.0, 5.0]]);
     let v = verify(&h, &inst, &merit, &half, VerifyMode::Auto).unwrap();
     assert!(
-        !ok(&v) && v["frank_wolfe_gap"].as_f64().unwrap() > 0.1,
+        !ok(&v) && matches!(v.frank_wolfe_gap, Some(FrankWolfe::Gap(g)) if g > 0.1),
         "{v}"
     );
     let fds = Property::FirstOrder {

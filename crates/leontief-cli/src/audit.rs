@@ -1,13 +1,13 @@
 //! `leontief audit INSTANCE ALLOCATION`: judge an allocation made
 //! elsewhere, as JSON or as readable tables.
 
-use crate::args::{AuditArgs, SpTableArgs};
+use crate::args::AuditArgs;
 use crate::failure::{bad_input, Failure};
 use crate::input::load;
 use anyhow::Context;
 use leontief::audit::{
-    audit, default_against, parse_against, probe_sp, read_allocation, AllocationFormat,
-    AuditOptions, AuditReport, ProbeOptions,
+    audit, default_against, parse_against, read_allocation, AllocationFormat, AuditOptions,
+    AuditReport,
 };
 use leontief_audit::verdicts::g;
 
@@ -17,7 +17,7 @@ const TABLE_USERS: usize = 20;
 pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
     let instance = load(&args.instance)?;
     if let Some(spec) = &args.probe_sp {
-        return probe(&instance, spec, args);
+        return crate::probe::cmd(&instance, spec, args);
     }
     let Some(path) = &args.allocation else {
         return Err(bad_input(
@@ -64,7 +64,7 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
 
 /// Left-aligned first column, the others right-aligned, widths from the
 /// content.
-fn aligned(rows: &[Vec<String>], left: usize) -> String {
+pub(crate) fn aligned(rows: &[Vec<String>], left: usize) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let width: Vec<usize> = (0..cols)
         .map(|c| {
@@ -194,130 +194,4 @@ pub(crate) fn tables(r: &AuditReport) -> String {
         }
     }
     out
-}
-
-fn probe(instance: &leontief::Instance, spec: &str, args: &AuditArgs) -> Result<(), Failure> {
-    let mechanism: leontief::Mechanism = spec.parse()?;
-    let options = ProbeOptions {
-        users: args
-            .users
-            .as_ref()
-            .map(|u| u.split(',').map(|s| s.trim().to_string()).collect()),
-        budget: args.budget,
-        seed: args.seed,
-        inflate_only: args.inflate_only,
-    };
-    let p = probe_sp(instance, &mechanism, &options)?;
-    if args.table {
-        let mut rows = vec![vec![
-            "user".to_string(),
-            "truthful".into(),
-            "best".into(),
-            "gain %".into(),
-            "misreport".into(),
-        ]];
-        for u in &p.users {
-            rows.push(vec![
-                u.user.clone(),
-                g(u.truthful),
-                g(u.best),
-                if u.gain.is_finite() {
-                    g(100.0 * u.gain)
-                } else {
-                    "from 0".into()
-                },
-                match (&u.misreport, &u.how) {
-                    (Some(v), Some(how)) => format!(
-                        "[{}] ({how})",
-                        v.iter().map(|x| g(*x)).collect::<Vec<_>>().join(", ")
-                    ),
-                    _ => "-".into(),
-                },
-            ]);
-        }
-        print!("{}", aligned(&rows, 1));
-    } else {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&p).context("serialising")?
-        );
-    }
-    Ok(())
-}
-
-/// One mechanism's probes over the generated instances.
-#[derive(Default)]
-struct Tally {
-    instances: usize,
-    manipulable: usize,
-    gainers: usize,
-    users: usize,
-    best: (f64, String),
-}
-
-impl Tally {
-    fn cell(&self) -> String {
-        if self.manipulable == 0 {
-            return format!("0 of {} (no user gains)", self.instances);
-        }
-        let largest = if self.best.0.is_finite() {
-            format!("{}%", g(100.0 * self.best.0))
-        } else {
-            "from 0 tasks".into()
-        };
-        format!(
-            "{} of {}; {} of {} users; up to {largest} ({})",
-            self.manipulable, self.instances, self.gainers, self.users, self.best.1
-        )
-    }
-}
-
-/// `leontief repro sp-table`: the probe of every mechanism on generated
-/// instances of three shapes, any misreport and inflation only, as a
-/// markdown table.
-pub(crate) fn sp_table(args: &SpTableArgs) -> Result<(), Failure> {
-    let mechanisms = parse_against(&args.mechanisms)?;
-    let shapes = [
-        ("heterogeneous", 6, 4, 2),
-        ("heterogeneous", 5, 3, 3),
-        ("heterogeneous", 4, 1, 2),
-    ];
-    println!("| mechanism | instances where a user gains, any misreport | inflating only |");
-    println!("|---|---|---|");
-    for m in &mechanisms {
-        let mut tallies = [Tally::default(), Tally::default()];
-        for (inflate_only, t) in [false, true].into_iter().zip(tallies.iter_mut()) {
-            for (kind, nu, k, r) in shapes {
-                for seed in 0..args.instances {
-                    let inst = leontief::generated(kind, nu, k, r, seed, 0)?;
-                    let options = ProbeOptions {
-                        users: None,
-                        budget: args.budget,
-                        seed,
-                        inflate_only,
-                    };
-                    let p = match probe_sp(&inst, m, &options) {
-                        Ok(p) => p,
-                        Err(e) if e.is_bad_input() => continue,
-                        Err(e) => return Err(e.into()),
-                    };
-                    t.instances += 1;
-                    t.manipulable += usize::from(p.manipulable);
-                    t.users += p.users.len();
-                    for u in &p.users {
-                        t.gainers += usize::from(u.gain > 0.0);
-                        if u.gain > t.best.0 {
-                            let how = u.how.as_deref().unwrap_or("");
-                            t.best = (
-                                u.gain,
-                                format!("{nu}x{k}x{r} seed {seed}, {}: {how}", u.user),
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        println!("| {m} | {} | {} |", tallies[0].cell(), tallies[1].cell());
-    }
-    Ok(())
 }

@@ -132,11 +132,7 @@ pub fn run(datasets: &Path, users: usize) -> Result<(), Failure> {
         let rounds = a.frozen_round.as_ref().map_or("-".to_string(), |r| {
             r.iter().max().unwrap_or(&0).to_string()
         });
-        let verified = a
-            .verification
-            .as_ref()
-            .and_then(|v| v["ok"].as_bool())
-            .unwrap_or(false);
+        let verified = a.verification.as_ref().is_some_and(|v| v.ok);
         println!(
             "{:<10} {:>12.6} {:>8.4} {:>12.2} {:>7.1}% {:>7.1}% {:>7} {:>10.4} {:>9}",
             match mech {

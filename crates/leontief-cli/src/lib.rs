@@ -18,6 +18,7 @@ mod import;
 mod input;
 mod kdf_table;
 pub mod plot;
+mod probe;
 pub mod repro;
 pub mod simulate;
 mod solve;
@@ -89,7 +90,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         } => bbf::merge_cmd(&files, instance.as_ref(), pretty),
         Command::Repro { what } => match what {
             Repro::BbfTable1(args) => bbf::table1(&args),
-            Repro::SpTable(args) => audit::sp_table(&args),
+            Repro::SpTable(args) => probe::sp_table(&args),
             Repro::KdfTable1(args) => kdf_table::kdf_table1(&args),
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
             Repro::SimFig4(args) => fig4::cmd(&args),

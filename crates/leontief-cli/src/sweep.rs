@@ -141,10 +141,7 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
         let (status, verified, x, leftover, util, min_share, total) = match &point.solution {
             Ok(a) => (
                 a.status.as_str().to_string(),
-                a.verification
-                    .as_ref()
-                    .and_then(|v| v["ok"].as_bool())
-                    .unwrap_or(false),
+                a.verification.as_ref().is_some_and(|v| v.ok),
                 a.user_tasks.clone(),
                 a.metrics.unused_capacity.clone(),
                 a.metrics.utilisation.clone(),

@@ -198,7 +198,7 @@ proptest! {
                     match leontief_cli::solve(&changed, name, &MechParams::default(), VerifyMode::Auto) {
                         Ok(a) => prop_assert!(
                             a.status != Status::Optimal
-                                || a.verification.as_ref().and_then(|v| v["ok"].as_bool()) == Some(true),
+                                || a.verification.as_ref().is_some_and(|v| v.ok),
                             "{m:?}: {name} optimal but not verified: {:?}\n{text}",
                             a.verification
                         ),

@@ -3,6 +3,7 @@
 
 use crate::ids::{ResourceId, ServerId, UserId};
 use crate::instance::Instance;
+use crate::verification::Verification;
 use leontief_model::Status;
 use serde::Serialize;
 
@@ -356,85 +357,5 @@ mod tests {
         assert!((a.metrics.unused_capacity[0] - 2.0).abs() < 1e-12);
         assert_eq!(a.metrics.max_capacity_violation, 0.0);
         assert!((a.metrics.jain_index - 1.0).abs() < 1e-15);
-    }
-}
-
-/// The independent check of an allocation (leontief-audit): whether it
-/// holds, and every check made with its numbers and witnesses. Serialises
-/// as one JSON object, `ok` first. `v["name"]` reads a check (`v["ok"]`
-/// reads `ok`), `Null` when absent.
-#[derive(Debug, Clone, PartialEq, Default, Serialize)]
-pub struct Verification {
-    /// The mechanism's defining property holds (and was checked).
-    pub ok: bool,
-    /// The checks by name: `property`, `feasibility`, `max_min`, `pareto`,
-    /// `certificate`, `frank_wolfe_gap`, `bbf`, ... (docs/instance-format.md).
-    #[serde(flatten)]
-    pub checks: serde_json::Map<String, serde_json::Value>,
-}
-
-impl Verification {
-    /// From a JSON object holding `ok` and the checks (`ok` absent or not a
-    /// boolean: false; a value that is not an object: no checks).
-    pub fn from_value(v: serde_json::Value) -> Verification {
-        match v {
-            serde_json::Value::Object(mut checks) => {
-                let ok = checks
-                    .remove("ok")
-                    .and_then(|o| o.as_bool())
-                    .unwrap_or(false);
-                Verification { ok, checks }
-            }
-            _ => Verification::default(),
-        }
-    }
-}
-
-static TRUE: serde_json::Value = serde_json::Value::Bool(true);
-static FALSE: serde_json::Value = serde_json::Value::Bool(false);
-static NULL: serde_json::Value = serde_json::Value::Null;
-
-impl std::ops::Index<&str> for Verification {
-    type Output = serde_json::Value;
-
-    fn index(&self, key: &str) -> &serde_json::Value {
-        match key {
-            "ok" if self.ok => &TRUE,
-            "ok" => &FALSE,
-            _ => self.checks.get(key).unwrap_or(&NULL),
-        }
-    }
-}
-
-/// The JSON text, as `serde_json::Value` prints.
-impl std::fmt::Display for Verification {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match serde_json::to_string(self) {
-            Ok(t) => f.write_str(&t),
-            Err(_) => Err(std::fmt::Error),
-        }
-    }
-}
-
-#[cfg(test)]
-mod verification_tests {
-    use super::Verification;
-    use serde_json::json;
-
-    #[test]
-    fn ok_is_typed_and_the_checks_read_by_name() {
-        let v =
-            Verification::from_value(json!({"property": "p", "ok": true, "max_min": {"ok": true}}));
-        assert!(v.ok);
-        assert_eq!(v["ok"], true);
-        assert_eq!(v["max_min"]["ok"], true);
-        assert!(v["missing"].is_null());
-        assert_eq!(
-            serde_json::to_string(&v).unwrap(),
-            r#"{"ok":true,"max_min":{"ok":true},"property":"p"}"#
-        );
-        let bad = Verification::from_value(json!({"ok": "yes"}));
-        assert!(!bad.ok && bad["ok"] == false);
-        assert_eq!(Verification::from_value(json!(3)), Verification::default());
     }
 }

@@ -9,6 +9,7 @@
 #![deny(missing_docs)]
 
 pub mod allocation;
+pub mod checks;
 pub mod details;
 pub mod fairness;
 pub mod generate;
@@ -18,10 +19,9 @@ pub mod scaling;
 pub mod shares;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+pub mod verification;
 
-pub use allocation::{
-    jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks, Verification,
-};
+pub use allocation::{jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks};
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
     Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,
@@ -29,3 +29,4 @@ pub use instance::{
 };
 pub use leontief_model::Status;
 pub use scaling::Scaling;
+pub use verification::Verification;

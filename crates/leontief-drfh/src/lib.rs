@@ -352,13 +352,18 @@ pub fn nfc<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Allocation,
             &sol.x,
             &sol.row_dual,
         );
-        a.verification = Some(leontief_core::Verification::from_value(serde_json::json!({
-            "property": "LP optimality of the total (independent residuals)",
-            "primal_infeasibility": r.primal_infeasibility,
-            "dual_infeasibility": r.dual_infeasibility,
-            "relative_gap": r.relative_gap,
-            "ok": r.within(1e-7),
-        })));
+        let ok = r.within(1e-7);
+        a.verification = Some(leontief_core::Verification {
+            ok,
+            optimality: Some(leontief_core::verification::LpOptimality {
+                property: "LP optimality of the total (independent residuals)".into(),
+                primal_infeasibility: r.primal_infeasibility,
+                dual_infeasibility: r.dual_infeasibility,
+                relative_gap: r.relative_gap,
+                ok,
+            }),
+            ..leontief_core::Verification::default()
+        });
         a
     } else {
         Allocation::empty(instance, "nfc", sol.status)

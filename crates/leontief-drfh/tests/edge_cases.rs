@@ -177,7 +177,7 @@ fn naive_drf_reproduces_fig2_per_server() {
 fn nfc_reports_the_unique_total_with_a_certificate() {
     let a = nfc(&Highs::default(), &inst(FIG1)).unwrap();
     assert!((a.objective.unwrap() - 20.0).abs() < 1e-9);
-    assert_eq!(a.verification.as_ref().unwrap()["ok"], true);
+    assert!(a.verification.as_ref().unwrap().ok);
 }
 
 fn identical(n_entries: usize, count: Option<u64>) -> Instance {

@@ -14,7 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cell = leontief::generate::google_cell(users, 1);
     let t0 = std::time::Instant::now();
     let a = solve(&cell, &Mechanism::Drfh, &Options::default())?;
-    let verified = a.verification.as_ref().is_some_and(|v| v["ok"] == true);
+    let verified = a.verification.as_ref().is_some_and(|v| v.ok);
     println!(
         "DRFH, {} users on {} servers: {} in {:.3} s, verified: {verified}",
         cell.num_users(),

@@ -35,7 +35,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 s.references
                     .percent_fairness(a.metrics.min_normalised_share()),
                 s.references.percent_efficiency(a.metrics.total_tasks),
-                a.verification.as_ref().is_some_and(|v| v["ok"] == true)
+                a.verification.as_ref().is_some_and(|v| v.ok)
             );
         }
     }

@@ -18,7 +18,7 @@
 //! let a = solve(&instance, &"drfh".parse::<Mechanism>()?, &Options::default())?;
 //! assert_eq!(a.status, leontief::Status::Optimal);
 //! assert!((a.user_tasks[0] - 10.0).abs() < 1e-6 && (a.user_tasks[1] - 10.0).abs() < 1e-6);
-//! assert_eq!(a.verification.as_ref().unwrap()["ok"], true);
+//! assert!(a.verification.as_ref().unwrap().ok);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -56,7 +56,9 @@ pub use bbf::{
 pub use error::Error;
 pub use generated::generated;
 pub use leontief_bbf::enumerate::Enumeration;
-pub use leontief_core::{details, generate, Allocation, Instance, Status};
+pub use leontief_core::{
+    checks, details, generate, verification, Allocation, Instance, Status, Verification,
+};
 pub use mechanism::{
     parse_p, EgMethod, Fairness, Mechanism, OdeVariable, OnFull, ParamError, Params, PsdsfSelect,
     VdsSchedule, NAMES,

@@ -69,13 +69,7 @@ pub(crate) fn finish(
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Error> {
     add_references(highs, instance, &mut a, verify_mode)?;
-    a.verification = Some(leontief_core::Verification::from_value(verify::verify(
-        highs,
-        instance,
-        mechanism,
-        &a,
-        verify_mode,
-    )?));
+    a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
     Ok(a)
 }
 

@@ -4,10 +4,9 @@ use crate::options::VerifyMode;
 use crate::plan::Mech;
 use leontief_audit as audit;
 use leontief_audit::verify::{Merit, Property, Shares};
-use leontief_core::{Allocation, Instance};
+use leontief_core::{Allocation, Instance, Verification};
 use leontief_drfh::Mechanism;
 use leontief_highs::Highs;
-use serde_json::Value;
 
 /// Check `a` against its mechanism's defining property.
 pub fn verify(
@@ -16,7 +15,7 @@ pub fn verify(
     mechanism: &Mech,
     a: &Allocation,
     mode: VerifyMode,
-) -> anyhow::Result<Value> {
+) -> anyhow::Result<Verification> {
     let property = match mechanism {
         Mech::Exact(m) => match m {
             Mechanism::Drf => Property::MaxMin {

@@ -98,10 +98,7 @@ fn apply(inst: &Instance, c: &Change) -> Option<(Instance, Vec<usize>)> {
 }
 
 fn verified(a: &Allocation) -> bool {
-    a.verification
-        .as_ref()
-        .and_then(|v| v["ok"].as_bool())
-        .unwrap_or(false)
+    a.verification.as_ref().is_some_and(|v| v.ok)
 }
 
 /// Tasks user n could run alone on every entry it may use (the scale of
