@@ -1,11 +1,12 @@
 //! One-shot runs of the server-based mechanisms (004) at the sizes of
-//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain]` (plain: no
-//! exact finish, Gauss-Seidel alone), `vds_scale vds ALPHA
+//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain|norelax]`
+//! (plain: no exact finish, Gauss-Seidel alone; norelax: the finish on
+//! sweeps that are not over-relaxed), `vds_scale vds ALPHA
 //! USERS SERVERS ELIGIBLE [jacobi]`, `vds_scale pf USERS SERVERS ELIGIBLE`
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
-//! `generate::placement` (3 resources, weights in [1, 4], each user on
-//! ELIGIBLE random servers; seed 1, or the environment's SEED). Prints one
-//! Markdown row.
+//! `generate::placement` (3 resources, or the environment's RESOURCES;
+//! weights in [1, 4], each user on ELIGIBLE random servers; seed 1, or the
+//! environment's SEED). Prints one Markdown row.
 
 use leontief_benches::peak_rss;
 use leontief_core::generate;
@@ -19,6 +20,10 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
+    let resources: usize = std::env::var("RESOURCES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
     // USERS SERVERS ELIGIBLE from argument `at` on, and the instance.
     let sized = |at: usize| {
         let (n, k, e) = (
@@ -26,24 +31,26 @@ fn main() {
             num(at + 1, 1000.0) as usize,
             num(at + 2, 50.0) as usize,
         );
-        (n, k, e, generate::placement(n, k, 3, e, seed))
+        (n, k, e, generate::placement(n, k, resources, e, seed))
     };
     match args.first().map(String::as_str) {
         Some("psdsf") => {
             let (n, k, e, inst) = sized(1);
             let t = Instant::now();
-            let exact_finish = args.get(4).map(String::as_str) != Some("plain");
+            let mode = args.get(4).map(String::as_str);
             let o = leontief_vds::psdsf_with(
                 &inst,
                 &leontief_vds::PsdsfSettings {
-                    exact_finish,
+                    exact_finish: mode != Some("plain"),
+                    over_relax: mode.is_none(),
                     ..Default::default()
                 },
             );
             let secs = t.elapsed().as_secs_f64();
             let c = leontief_vds::certificate(&inst, &o.tasks, 1e-9);
             println!(
-                "| PS-DSF {n} users x {k} servers, {e} eligible each | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                "| PS-DSF {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{} | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                mode.map(|m| format!(" ({m})")).unwrap_or_default(),
                 o.sweeps, o.converged, o.exact_finish, o.finishes_tried, c.holds, c.worst_violation, mib()
             );
         }

@@ -903,6 +903,7 @@ mod tests {
             instance,
             &PsdsfSettings {
                 exact_finish: false,
+                over_relax: false,
                 ..PsdsfSettings::default()
             },
         );
@@ -935,6 +936,7 @@ mod tests {
             &inst,
             &PsdsfSettings {
                 exact_finish: false,
+                over_relax: false,
                 ..PsdsfSettings::default()
             },
         );
@@ -954,6 +956,7 @@ mod tests {
             &PsdsfSettings {
                 max_sweeps: 1,
                 exact_finish: false,
+                over_relax: false,
                 deadline: None,
             },
         );

@@ -9,7 +9,9 @@
 //!   water-fills x_{n,i}(t) = max(0, t w_n gamma_{n,i} - o_n), o_n the
 //!   user's tasks elsewhere, up to its saturation breakpoints (each
 //!   breakpoint saturates a resource and freezes the users needing it), and
-//!   the servers take turns; every few sweeps an exact finish solves the
+//!   the servers take turns (over-relaxed, x + 1.8 (BR(x) - x), where
+//!   servers have at most 100 eligible users on average:
+//!   [`OVER_RELAXATION`]); every few sweeps an exact finish solves the
 //!   PS-DSF conditions on the structure the sweeps reached (one water
 //!   level per server, holders on a forest: linear, peeled leaf by leaf,
 //!   corrected by pivots; `forest.rs`) and ends the run when its answer
@@ -37,7 +39,7 @@ pub use leontief_audit::placement::{
     bottleneck, psdsf as certificate, sharing_incentive, PsdsfCheck as Certificate,
     PsdsfUserCheck as UserCertificate,
 };
-pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings};
+pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
 

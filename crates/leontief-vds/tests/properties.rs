@@ -333,6 +333,7 @@ fn plain_sweeps(inst: &Instance) -> leontief_vds::PsdsfOutcome {
         inst,
         &leontief_vds::PsdsfSettings {
             exact_finish: false,
+            over_relax: false,
             ..leontief_vds::PsdsfSettings::default()
         },
     )
@@ -400,4 +401,31 @@ fn the_exact_finish_keeps_capped_users_at_their_caps() {
 /// check).
 fn envy(instance: &Instance, tasks: &[Vec<f64>]) -> f64 {
     leontief_audit::envy(instance, tasks, true, &Default::default()).worst_relative
+}
+
+/// The over-relaxed sweeps (the default with the finish) end at a
+/// certified PS-DSF answer like the plain ones, in fewer sweeps over a
+/// set of two-resource instances (the common shape, where the sweeps are
+/// slowest: issue 18).
+#[test]
+fn over_relaxed_sweeps_are_certified_and_take_fewer_sweeps() {
+    let (mut relaxed, mut plain) = (0, 0);
+    for seed in 1..=10 {
+        let inst = leontief_core::generate::placement(60, 30, 2, 5, seed);
+        let o = psdsf(&inst, 100_000);
+        assert!(o.converged, "seed {seed}");
+        assert_psdsf(&inst, &o.tasks, &format!("relaxed, seed {seed}"));
+        let p = leontief_vds::psdsf_with(
+            &inst,
+            &leontief_vds::PsdsfSettings {
+                over_relax: false,
+                ..leontief_vds::PsdsfSettings::default()
+            },
+        );
+        assert!(p.converged, "seed {seed}");
+        assert_psdsf(&inst, &p.tasks, &format!("plain, seed {seed}"));
+        relaxed += o.sweeps;
+        plain += p.sweeps;
+    }
+    assert!(relaxed < plain, "{relaxed} relaxed sweeps against {plain}");
 }

@@ -46,6 +46,8 @@ pub(crate) fn psdsf(
         instance,
         &leontief_vds::PsdsfSettings {
             exact_finish,
+            // `--select sweeps` is the plain best responses' own limit.
+            over_relax: exact_finish,
             deadline: crate::options::deadline(highs, t0),
             ..leontief_vds::PsdsfSettings::default()
         },
@@ -60,7 +62,12 @@ pub(crate) fn psdsf(
     let mut a = Allocation::new(instance, "psdsf", status, o.tasks);
     a.solve_seconds = t0.elapsed().as_secs_f64();
     a.backend_status = Some(format!(
-        "Gauss-Seidel water-filling best responses: {} sweeps, {}",
+        "Gauss-Seidel water-filling best responses{}: {} sweeps, {}",
+        if o.over_relaxation != 1.0 {
+            format!(" (over-relaxed, omega {})", o.over_relaxation)
+        } else {
+            String::new()
+        },
         o.sweeps,
         if o.exact_finish {
             format!(
