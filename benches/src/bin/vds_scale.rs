@@ -2,7 +2,8 @@
 //! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain|norelax]`
 //! (plain: no exact finish, Gauss-Seidel alone; norelax: the finish on
 //! sweeps that are not over-relaxed), `vds_scale vds ALPHA
-//! USERS SERVERS ELIGIBLE [jacobi]`, `vds_scale pf USERS SERVERS ELIGIBLE`
+//! USERS SERVERS ELIGIBLE [jacobi|plain]` (plain: Gauss-Seidel not
+//! over-relaxed), `vds_scale pf USERS SERVERS ELIGIBLE`
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
 //! `generate::placement` (3 resources, or the environment's RESOURCES;
 //! weights in [1, 4], each user on ELIGIBLE random servers; seed 1, or the
@@ -64,12 +65,17 @@ fn main() {
                 &leontief_vds::VdsSettings {
                     alpha,
                     jacobi,
+                    over_relax: args.get(5).map(String::as_str) != Some("plain"),
                     ..Default::default()
                 },
             );
             println!(
-                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each | {} sweeps, {} Newton steps, converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
-                if jacobi.is_some() { "Jacobi" } else { "Gauss-Seidel" },
+                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed} | {} sweeps, {} Newton steps, converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
+                match (jacobi.is_some(), o.over_relaxation != 1.0) {
+                    (true, _) => "Jacobi".to_string(),
+                    (false, true) => format!("Gauss-Seidel over-relaxed (omega {:.3})", o.over_relaxation),
+                    (false, false) => "Gauss-Seidel".to_string(),
+                },
                 o.sweeps,
                 o.newton_steps,
                 o.converged,

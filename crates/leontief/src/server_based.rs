@@ -135,7 +135,12 @@ pub(crate) fn vds(
     let mut a = Allocation::new(instance, "vds", status, o.tasks.clone());
     a.solve_seconds = t0.elapsed().as_secs_f64();
     a.backend_status = Some(format!(
-        "{path}: {} sweeps, {} Newton steps on the server duals, {}",
+        "{path}{}: {} sweeps, {} Newton steps on the server duals, {}",
+        if o.over_relaxation != 1.0 {
+            format!(" (over-relaxed, omega {:.3} at the end)", o.over_relaxation)
+        } else {
+            String::new()
+        },
         o.sweeps,
         o.newton_steps,
         if o.converged {
