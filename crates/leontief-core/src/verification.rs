@@ -113,21 +113,29 @@ impl<T> Verdict<T> {
     }
 }
 
-impl Verdict<MaxMinCheck> {
-    /// The property holds.
-    pub fn ok(&self) -> bool {
-        match self {
-            Verdict::Checked(c) => c.ok,
-            Verdict::Implied(i) => i.ok,
-        }
+/// A check that holds or not.
+pub trait Holds {
+    /// It holds.
+    fn holds(&self) -> bool;
+}
+
+impl Holds for MaxMinCheck {
+    fn holds(&self) -> bool {
+        self.ok
     }
 }
 
-impl Verdict<ParetoCheck> {
-    /// The property holds.
+impl Holds for ParetoCheck {
+    fn holds(&self) -> bool {
+        self.ok
+    }
+}
+
+impl<T: Holds> Verdict<T> {
+    /// The property holds (checked, or implied).
     pub fn ok(&self) -> bool {
         match self {
-            Verdict::Checked(c) => c.ok,
+            Verdict::Checked(c) => c.holds(),
             Verdict::Implied(i) => i.ok,
         }
     }

@@ -50,10 +50,6 @@ const RELAX_BLOCK: usize = 50;
 /// 50, alpha = 3: 2,569 sweeps against 1,365).
 const MAX_OVER_RELAXATION: f64 = 1.9;
 
-/// A block whose change is this many times the previous block's falls
-/// back to plain sweeps (omega = 1) for the rest of the run.
-const DIVERGING: f64 = 4.0;
-
 /// How to run the best responses.
 #[derive(Debug, Clone, Copy)]
 pub struct VdsSettings {
@@ -832,7 +828,7 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let mut out = Vec::new();
     // Start: each user alone on a fair slice (so no total is zero).
     let mut timed_out = false;
-    let mut relax = settings.over_relax && settings.jacobi.is_none();
+    let relax = settings.over_relax && settings.jacobi.is_none();
     let mut omega = 1.0f64;
     // The relative change of every sweep, for the rate estimate.
     let mut changes: Vec<f64> = Vec::new();
@@ -882,10 +878,7 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
         let scale = total.iter().copied().fold(0.0, f64::max).max(1e-300);
         changes.push(change / scale);
         if relax && sweeps % RELAX_BLOCK == 0 && sweeps >= 2 * RELAX_BLOCK {
-            match relaxed(omega, &changes) {
-                Some(w) => omega = w,
-                None => (relax, omega) = (false, 1.0),
-            }
+            omega = relaxed(omega, &changes);
         }
         if change <= 1e-12 * scale || sweeps % 10 == 0 {
             let prices = price_table(instance, &data);
@@ -927,21 +920,21 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
 }
 
 /// The over-relaxation factor after a block of sweeps whose relative
-/// changes end `changes` (see [`VdsSettings::over_relax`]); `None` when
-/// the relaxed sweeps diverge (plain from then on).
-fn relaxed(omega: f64, changes: &[f64]) -> Option<f64> {
+/// changes end `changes` (see [`VdsSettings::over_relax`]). A safeguard
+/// that lowered omega where a block's change rose fourfold was tried and
+/// removed: the change of these sweeps rises and falls by that much on
+/// its way, and lowering omega cost convergence (1,000 x 100 x 10, seed
+/// 1: not converged in 10,000 sweeps; without it 5,456).
+fn relaxed(omega: f64, changes: &[f64]) -> f64 {
     let t = changes.len();
     let (now, before) = (changes[t - 1], changes[t - 1 - RELAX_BLOCK]);
-    if omega != 1.0 && now > DIVERGING * before {
-        return None;
-    }
     let lambda = (now / before).powf(1.0 / RELAX_BLOCK as f64);
     let rho = (lambda + omega - 1.0) / (omega * lambda.sqrt());
     if !(lambda > 0.0 && lambda < 1.0 && rho < 1.0) {
-        return Some(omega);
+        return omega;
     }
     let w = (2.0 / (1.0 + (1.0 - rho * rho).sqrt())).min(MAX_OVER_RELAXATION);
-    Some(w.max(omega))
+    w.max(omega)
 }
 
 /// Certify a given point (from another method, e.g. the one cone program

@@ -433,7 +433,7 @@ fn over_relaxed_sweeps_are_certified_and_take_fewer_sweeps() {
 /// alphaPF-VDS by Gauss-Seidel: plain best responses crawl on this
 /// generated instance (alpha = 3: not converged in 10,000 sweeps, KKT
 /// residual 3.3e-9); over-relaxed (the default) they reach a certified
-/// equilibrium in 839 sweeps, where the plain ones are still short.
+/// equilibrium in about 840 sweeps, where the plain ones are still short.
 #[test]
 fn over_relaxed_best_responses_reach_the_equilibrium_plain_ones_crawl_to() {
     let inst = leontief_core::generate::placement(60, 20, 3, 5, 3);
