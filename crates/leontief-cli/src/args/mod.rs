@@ -1,9 +1,11 @@
 //! The command line: clap's view of every command and flag, and their
 //! mapping onto the library's types.
 
+mod audit;
 mod commands;
 mod solve;
 
+pub use audit::*;
 use clap::{Parser, Subcommand};
 pub use commands::*;
 pub use solve::*;

@@ -1,0 +1,154 @@
+//! The arguments of `audit`, `import` and the `repro` tables.
+
+use super::VerifyArg;
+use std::path::PathBuf;
+
+/// `leontief audit`.
+#[derive(clap::Args, Debug)]
+pub struct AuditArgs {
+    /// Instance JSON.
+    pub instance: PathBuf,
+    /// The allocation: the allocation JSON `leontief solve` prints (dense
+    /// `tasks` or sparse `tasks_sparse`), or a CSV (`.csv`) with the
+    /// columns user,server,tasks (names; rows of one pair add up). Not
+    /// with --probe-sp.
+    #[arg(required_unless_present = "probe_sp")]
+    pub allocation: Option<PathBuf>,
+    /// Probe MECHANISM (a spec string) for strategy-proofness on INSTANCE
+    /// instead: search misreported demands per user and report the
+    /// largest gain in true tasks, with the misreport.
+    #[arg(long, value_name = "MECHANISM", conflicts_with = "allocation")]
+    pub probe_sp: Option<String>,
+    /// --probe-sp: the users probed (names, comma-separated; default all).
+    #[arg(long, requires = "probe_sp")]
+    pub users: Option<String>,
+    /// --probe-sp: mechanism solves per user.
+    #[arg(long, default_value_t = 40, requires = "probe_sp")]
+    pub budget: usize,
+    /// --probe-sp: seed of the local search.
+    #[arg(long, default_value_t = 1, requires = "probe_sp")]
+    pub seed: u64,
+    /// --probe-sp: only misreports asking at least the true demand of every
+    /// resource (the setting of the theorems of 000 and 001).
+    #[arg(long, requires = "probe_sp")]
+    pub inflate_only: bool,
+    /// Mechanisms to compare with, comma-separated spec strings
+    /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`); auto: drfh,
+    /// and nfc up to 1,000,000 user-server pairs.
+    #[arg(long, default_value = "auto")]
+    pub against: String,
+    /// The LP-based properties (Pareto, DRFH max-min): auto runs them up to
+    /// 2,000,000 user-server pairs.
+    #[arg(long, value_enum, default_value_t = VerifyArg::Auto)]
+    pub verify: VerifyArg,
+    /// Time limit of each mechanism's solve, seconds.
+    #[arg(long)]
+    pub time_limit: Option<f64>,
+    /// Re-check the allocation's max-min certificate (drfh, kdf, tsf on
+    /// several servers) in exact rational arithmetic and report the proven
+    /// bound on the distance from the optimal level; the value names the
+    /// shares where the output does not (`--exact kdf:k=2`).
+    #[arg(long, value_name = "SHARES", num_args = 0..=1, default_missing_value = "")]
+    pub exact: Option<String>,
+    /// Print readable tables instead of JSON.
+    #[arg(long)]
+    pub table: bool,
+    /// Pretty-print the JSON.
+    #[arg(long)]
+    pub pretty: bool,
+}
+
+/// `leontief import kubernetes`.
+#[derive(clap::Args, Debug)]
+pub struct KubernetesArgs {
+    /// `kubectl get nodes -o json` output.
+    pub nodes: PathBuf,
+    /// `kubectl get pods -A -o json` output.
+    pub pods: PathBuf,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (pods per node) here: CSV user,server,tasks
+    /// for a `.csv` path, the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+    /// Users: owner (the pod's controller), namespace, or label=KEY.
+    #[arg(long, default_value = "owner")]
+    pub group_by: String,
+    /// Pods of one user with different requests: refuse, split (one user
+    /// per request vector) or max (the largest request of each resource).
+    #[arg(long, default_value = "refuse")]
+    pub merge: String,
+    /// Resources, comma-separated Kubernetes names (default cpu, memory
+    /// and every other resource a pod requests).
+    #[arg(long)]
+    pub resources: Option<String>,
+    /// Leave users uncapped (default: each user's task cap is its number
+    /// of pods, running and pending).
+    #[arg(long)]
+    pub uncapped: bool,
+}
+
+/// `leontief repro sp-table`.
+#[derive(clap::Args, Debug)]
+pub struct SpTableArgs {
+    /// Generated instances per shape.
+    #[arg(long, default_value_t = 8)]
+    pub instances: u64,
+    /// Mechanism solves per user.
+    #[arg(long, default_value_t = 30)]
+    pub budget: usize,
+    /// Mechanisms (comma-separated spec strings).
+    #[arg(
+        long,
+        default_value = "drf,drfh,kdf:k=1,kdf:k=2,tsf,naive-drf,nfc,psdsf,vds:alpha=2,fds:alpha=1,gfj:alpha=2,bbf-eg,first-fit,best-fit,slots:slots=4"
+    )]
+    pub mechanisms: String,
+}
+
+/// `leontief import google-trace`.
+#[derive(clap::Args, Debug)]
+pub struct GoogleTraceArgs {
+    /// The `task_events` table (CSV, no header; `zcat` the parts into one
+    /// file).
+    pub task_events: PathBuf,
+    /// The `machine_events` table (CSV, no header).
+    #[arg(long)]
+    pub machines: PathBuf,
+    /// The time of the snapshot, seconds since the trace's start
+    /// (timestamps are microseconds).
+    #[arg(long)]
+    pub at: f64,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (tasks per machine) here: CSV for a `.csv`
+    /// path, the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+    /// Users: user (the trace's user) or job.
+    #[arg(long, default_value = "user")]
+    pub group_by: String,
+    /// Tasks of one user with different requests: refuse, split or max.
+    #[arg(long, default_value = "refuse")]
+    pub merge: String,
+    /// Leave users uncapped (default: each user's cap is its tasks running
+    /// or pending at T).
+    #[arg(long)]
+    pub uncapped: bool,
+}
+
+/// `leontief repro kdf-table1`.
+#[derive(clap::Args, Debug)]
+pub struct KdfTable1Args {
+    /// Capacities C (comma-separated; C^9 combinations each).
+    #[arg(long, default_value = "3,5")]
+    pub c: String,
+    /// Solve this many random combinations (with replacement) instead of
+    /// all of them.
+    #[arg(long)]
+    pub sample: Option<usize>,
+    /// Seed of --sample.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
