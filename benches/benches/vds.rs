@@ -1,10 +1,12 @@
 //! Server-based mechanisms (004): PS-DSF on generated placement instances
-//! (`generate::placement`: 3 resources, weights in [1, 4], ELIGIBLE random
-//! servers per user), with the exact forest finish (the default), by
-//! Gauss-Seidel sweeps alone at 200 x 200, and the issue-5 target size
-//! 1,000 users x 1,000 servers with the finish. The one-shot `vds_scale`
-//! runner covers the plain sweeps at the sizes too slow for repeated
-//! samples (1,000 x 100: ~15 s, 1,000 x 1,000: minutes).
+//! (`generate::placement`: 3 resources unless the id ends `_rR`, weights in
+//! [1, 4], ELIGIBLE random servers per user), with the exact forest finish
+//! on over-relaxed sweeps (the default), by plain Gauss-Seidel sweeps
+//! alone at 200 x 200 (`--select sweeps`), and the target size 1,000 users
+//! x 1,000 servers with the finish for 2, 3 and 4 resources (issue 18).
+//! The one-shot `vds_scale` runner covers the plain sweeps at the sizes
+//! too slow for repeated samples (1,000 x 100: ~15 s, 1,000 x 1,000:
+//! minutes).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use leontief_core::generate;
@@ -14,6 +16,8 @@ use std::hint::black_box;
 fn settings(exact_finish: bool) -> PsdsfSettings {
     PsdsfSettings {
         exact_finish,
+        // As `leontief solve` runs them: `--select sweeps` is plain.
+        over_relax: exact_finish,
         ..PsdsfSettings::default()
     }
 }
@@ -34,10 +38,17 @@ fn bench(c: &mut Criterion) {
         });
     }
     for e in [20, 50] {
-        let inst = generate::placement(1000, 1000, 3, e, 1);
-        g.bench_function(BenchmarkId::new("finish", format!("1000x1000_e{e}")), |b| {
-            b.iter(|| black_box(psdsf_with(&inst, &settings(true))))
-        });
+        for r in [2, 3, 4] {
+            let inst = generate::placement(1000, 1000, r, e, 1);
+            let id = if r == 3 {
+                format!("1000x1000_e{e}")
+            } else {
+                format!("1000x1000_e{e}_r{r}")
+            };
+            g.bench_function(BenchmarkId::new("finish", id), |b| {
+                b.iter(|| black_box(psdsf_with(&inst, &settings(true))))
+            });
+        }
     }
     g.finish();
 }
