@@ -7,7 +7,9 @@
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
 //! `generate::placement` (3 resources, or the environment's RESOURCES;
 //! weights in [1, 4], each user on ELIGIBLE random servers; seed 1, or the
-//! environment's SEED). Prints one Markdown row.
+//! environment's SEED). With MIX=1, `psdsf` mixes in zero demands and
+//! caps: every fifth user needs none of one resource, and every seventh is
+//! capped at 70% of what it gets without caps. Prints one Markdown row.
 
 use leontief_benches::peak_rss;
 use leontief_core::generate;
@@ -37,6 +39,8 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("psdsf") => {
             let (n, k, e, inst) = sized(1);
+            let mix = std::env::var("MIX").is_ok_and(|v| v == "1");
+            let inst = if mix { mixed(&inst) } else { inst };
             let t = Instant::now();
             let mode = args.get(4).map(String::as_str);
             let o = leontief_vds::psdsf_with(
@@ -50,7 +54,8 @@ fn main() {
             let secs = t.elapsed().as_secs_f64();
             let c = leontief_vds::certificate(&inst, &o.tasks, 1e-9);
             println!(
-                "| PS-DSF {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{} | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                "| PS-DSF {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{}{} | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                if mix { ", zero demands and caps" } else { "" },
                 mode.map(|m| format!(" ({m})")).unwrap_or_default(),
                 o.sweeps, o.converged, o.exact_finish, o.finishes_tried, c.holds, c.worst_violation, mib()
             );
@@ -103,4 +108,26 @@ fn main() {
         }
         _ => eprintln!("usage: vds_scale psdsf|vds|pf ..."),
     }
+}
+
+/// Zero demands and caps mixed in (MIX=1): every fifth user needs none of
+/// resource n mod m (when it needs another), every seventh is capped at 70%
+/// of its tasks in the PS-DSF answer without caps.
+fn mixed(inst: &leontief_core::Instance) -> leontief_core::Instance {
+    let free = leontief_vds::psdsf(inst, 100_000);
+    let mut raw = inst.to_raw();
+    let m = raw.resources.len();
+    for (n, u) in raw.users.iter_mut().enumerate() {
+        let r = n % m;
+        if n % 5 == 0 && u.demand.iter().enumerate().any(|(j, &d)| j != r && d > 0.0) {
+            u.demand[r] = 0.0;
+        }
+        if n % 7 == 0 {
+            let x: f64 = free.tasks[n].iter().sum();
+            if x > 0.0 {
+                u.tasks = Some(0.7 * x);
+            }
+        }
+    }
+    leontief_core::Instance::new(raw).expect("a valid instance")
 }

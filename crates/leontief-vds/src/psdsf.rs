@@ -293,6 +293,13 @@ const RELAXATION_BLOCK: usize = 64;
 /// See [`RELAXATION_BLOCK`].
 const DIVERGING: f64 = 4.0;
 
+/// Blocks without a new smallest block change after which the sweeps go
+/// on plain. Relaxed sweeps can settle into a steady oscillation: with
+/// zero demands and caps mixed in (1,000 x 1,000, 20 eligible, 3
+/// resources, seed 1) they did not converge in 100,000 sweeps, where
+/// plain ones converge in 11,595.
+const STALLED_BLOCKS: usize = 48;
+
 /// How [`psdsf_with`] runs.
 #[derive(Debug, Clone, Copy)]
 pub struct PsdsfSettings {
@@ -392,6 +399,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
         1.0
     };
     let (mut block_change, mut last_block) = (0.0f64, f64::INFINITY);
+    let (mut best_block, mut stalled) = (f64::INFINITY, 0);
     while sweeps < max_sweeps {
         if settings
             .deadline
@@ -433,7 +441,12 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
         }
         block_change = block_change.max(change / scale.max(1e-300));
         if sweeps % RELAXATION_BLOCK == 0 {
-            if block_change > DIVERGING * last_block {
+            if block_change < best_block {
+                (best_block, stalled) = (block_change, 0);
+            } else {
+                stalled += 1;
+            }
+            if block_change > DIVERGING * last_block || stalled >= STALLED_BLOCKS {
                 omega = 1.0;
             }
             (last_block, block_change) = (block_change, 0.0);
