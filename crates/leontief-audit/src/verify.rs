@@ -105,9 +105,6 @@ pub enum VerifyError {
     /// A check's LP could not run.
     #[error(transparent)]
     Backend(#[from] BackendError),
-    /// A check could not be written out.
-    #[error("writing a check: {0}")]
-    Json(#[from] serde_json::Error),
 }
 
 const AUTO_LIMIT: usize = 2_000_000;
