@@ -28,6 +28,7 @@
 //! objective to the optimum for any p.
 
 use crate::{BbfError, Pool};
+use leontief_model::market::{gram, Market};
 use leontief_model::{ConeKind, LpBackend, ProblemBuilder, Sense, Status};
 use nalgebra::{DMatrix, DVector};
 use std::time::Instant;
@@ -273,10 +274,10 @@ pub fn solve<B: LpBackend>(backend: &B, pool: &Pool) -> Result<EgOutcome, BbfErr
 ///
 /// g is convex on p >= 0 and +inf where an uncapped user's bundle costs 0,
 /// so starting from positive prices and backtracking on g keeps every
-/// iterate inside. Each step: the bound-active set (p_j = 0 with
-/// dg/dp_j > 0) stays at 0; on the rest a Newton step with the Hessian
-/// sum_{n below its bound} e_n / q_n^2 r_n r_n^T (regularised when
-/// singular), projected onto p >= 0, with Armijo backtracking on g.
+/// iterate inside. The descent is the projected Newton method that
+/// alphaPF-VDS's best responses use too ([`leontief_model::market`]: the
+/// pool is its buyers with b^alpha = e_n, x_n in [0, ub_n] and the linear
+/// terms d_n); the polish that certifies is this module's.
 pub fn solve_dual(pool: &Pool) -> Result<EgOutcome, BbfError> {
     solve_dual_from(pool, None)
 }
@@ -373,124 +374,71 @@ fn used_resources(pool: &Pool) -> Vec<bool> {
         .collect()
 }
 
-/// Projected Newton on g from `start` (prices of used resources must be
-/// positive so every uncapped user's bundle has a positive cost). Returns
-/// the prices, the iterations, whether the KKT residual fell below 1e-11,
-/// and a polished answer if the descent handed over to the polish early.
+/// The pool as buyers of [`leontief_model::market`]: b^alpha = e_n,
+/// x_n in [0, ub_n], linear terms d_n.
+fn market(pool: &Pool) -> Market<'_> {
+    let nu = pool.num_users();
+    Market::new(
+        pool.alpha,
+        pool.num_resources(),
+        &pool.r,
+        pool.e.iter().map(|e| e.ln() / pool.alpha).collect(),
+        vec![0.0; nu],
+        pool.ub.clone(),
+        pool.lin.clone(),
+    )
+}
+
+/// The shared projected Newton ([`Market::descend`]) on g from `start`
+/// (prices of used resources must be positive so every uncapped user's
+/// bundle has a positive cost), at most 200 steps. Returns the prices, the
+/// steps, whether the KKT residual fell below 1e-11, and a polished answer
+/// if the descent handed over to the polish early.
 ///
 /// With linear terms the descent can stall with the loads well short of
 /// 1: the users of the linear program's basis have their bundles priced
 /// at their linear value to the last digits (at beta = 5 and 10,000 users
 /// (q_n - d_n) / q_n reaches 1e-14) and each step only moves that
 /// difference. Once such users appear, the descent tries the polish with
-/// the priced resources active (it keeps those users' x_n as unknowns),
-/// backing off after each failure, and the first certified answer ends
-/// the descent.
+/// the priced resources active (it keeps those users' x_n as unknowns)
+/// between runs of 2, 4, 8, ... steps (a failed attempt costs up to 15
+/// Newton steps), and the first certified answer ends the descent.
 type Descent = (Vec<f64>, u64, bool, Option<Polished>);
 fn dual_descent(pool: &Pool, start: Vec<f64>) -> Descent {
-    let m = pool.num_resources();
-    let used = used_resources(pool);
+    const STEPS: usize = 200;
+    let market = market(pool);
     let mut p = start;
-    let mut g = dual_value(pool, &p);
-    let mut iterations = 0u64;
-    let mut converged = false;
-    // Polish attempts back off (after 2, 4, 8, ... iterations): a failed
-    // attempt costs up to 15 Newton steps.
-    let (mut next_try, mut gap) = (0, 2);
-    for it in 0..200 {
-        iterations = it as u64 + 1;
-        let (x, q) = primal_of(pool, &p);
-        let loads = pool.loads(&x);
-        let grad: Vec<f64> = (0..m)
-            .map(|j| if used[j] { 1.0 - loads[j] } else { 0.0 })
-            .collect();
-        // KKT of min g over p >= 0.
-        let kkt = (0..m)
-            .filter(|&j| used[j])
-            .map(|j| {
-                if p[j] > 0.0 {
-                    grad[j].abs()
-                } else {
-                    (-grad[j]).max(0.0)
+    let mut x = vec![0.0; pool.num_users()];
+    let (mut steps, mut chunk) = (0, 2);
+    while steps < STEPS {
+        if !pool.lin.is_empty() {
+            let (xp, q) = primal_of(pool, &p);
+            let stalling = (0..pool.num_users()).any(|n| {
+                pool.lin(n) > 0.0 && xp[n] < pool.ub[n] && q[n] - pool.lin(n) < 1e-8 * q[n]
+            });
+            if stalling {
+                if let Some(z) = polish_from(pool, &xp, &p, true) {
+                    return (p, steps as u64, true, Some(z));
                 }
-            })
-            .fold(0.0f64, f64::max);
-        if kkt < 1e-11 {
-            converged = true;
+            }
+        }
+        let run = chunk.min(STEPS - steps);
+        let (taken, ok) = market.descend(&mut p, &mut x, 1e-11, run);
+        steps += taken;
+        if ok {
+            return (p, steps as u64, true, None);
+        }
+        if taken < run {
+            // The search found no decrease: at the resolution of g.
             break;
         }
-        let stalling = (0..pool.num_users())
-            .any(|n| pool.lin(n) > 0.0 && x[n] < pool.ub[n] && q[n] - pool.lin(n) < 1e-8 * q[n]);
-        if stalling && it >= next_try {
-            if let Some(z) = polish_from(pool, &x, &p, true) {
-                return (p, iterations, true, Some(z));
-            }
-            next_try = it + gap;
-            gap *= 2;
-        }
-        // Bertsekas' epsilon-active set: prices within eps of 0 whose
-        // gradient pushes them down stay out of the Newton system.
-        let pmax = p.iter().copied().fold(0.0, f64::max);
-        let proj: f64 = (0..m)
-            .filter(|&j| used[j])
-            .map(|j| (p[j] - (p[j] - grad[j]).max(0.0)).powi(2))
-            .sum::<f64>()
-            .sqrt();
-        let eps = proj.min(0.1 * pmax);
-        let free: Vec<usize> = (0..m)
-            .filter(|&j| used[j] && !(p[j] <= eps && grad[j] > 0.0))
-            .collect();
-        let bound: Vec<usize> = (0..m)
-            .filter(|&j| used[j] && p[j] <= eps && grad[j] > 0.0)
-            .collect();
-        let k = free.len();
-        let mut h = curvature(pool, &x, &q, &free);
-        // Regularise: where every user of the free resources is at its
-        // bound the Hessian vanishes, and the step falls back towards
-        // steepest descent with a length the line search can reach.
-        let scale = (0..k).map(|a| h[(a, a)]).fold(0.0f64, f64::max);
-        let gmax = free.iter().map(|&j| grad[j].abs()).fold(0.0f64, f64::max);
-        let mu = (1e-12 * scale).max(1e-8 * gmax).max(1e-300);
-        for a in 0..k {
-            h[(a, a)] += mu;
-        }
-        let rhs = DVector::from_fn(k, |a, _| -grad[free[a]]);
-        let dir = match h.clone().cholesky() {
-            Some(c) => c.solve(&rhs),
-            None => rhs.clone(),
-        };
-        // Armijo on g along the projected path.
-        let mut t = 1.0;
-        let mut moved = false;
-        // Near the optimum a Newton step that must be cut many times is at
-        // the resolution of g: hand over to the polish rather than spend
-        // 40 more evaluations of g finding that out.
-        let shortest = if kkt < 1e-6 { 1e-3 } else { 1e-14 };
-        while t > shortest {
-            let mut trial = p.clone();
-            for (a, &j) in free.iter().enumerate() {
-                trial[j] = (p[j] + t * dir[a]).max(0.0);
-            }
-            for &j in &bound {
-                trial[j] = (p[j] - t * grad[j]).max(0.0);
-            }
-            let gt = dual_value(pool, &trial);
-            let decrease: f64 = (0..m).map(|j| grad[j] * (trial[j] - p[j])).sum();
-            if gt.is_finite() && gt <= g + 1e-4 * decrease.min(0.0) {
-                // Below the arithmetic's resolution of g: hand over to the
-                // polish, which solves grad g = 0 on the active set.
-                moved = g - gt > 1e-15 * g.abs().max(1.0);
-                p = trial;
-                g = gt;
-                break;
-            }
-            t *= 0.5;
-        }
-        if !moved {
-            break;
-        }
+        chunk *= 2;
     }
-    (p, iterations, converged, None)
+    // The shared active-set finish (a resource that only capped users
+    // load leaves the active set at once, where the descent walks its
+    // price down geometrically).
+    let (more, ok) = market.finish(&mut p, &mut x, 1e-11);
+    (p, (steps + more) as u64, ok, None)
 }
 
 /// A polished primal-dual pair.
@@ -661,13 +609,9 @@ fn with_unknowns(pool: &Pool, p: &[f64], big: &[(usize, f64)], xb: &[f64]) -> Ve
 }
 
 /// The dual's Hessian on the resources `idx`: sum over the users below
-/// their bound (and with a positive bundle cost) of e_n / q_n^2 r_n r_n^T.
-/// O(N |idx|^2); symmetric.
-fn curvature(pool: &Pool, x: &[f64], q: &[f64], idx: &[usize]) -> DMatrix<f64> {
-    curvature_without(pool, x, q, idx, &[])
-}
-
-/// [`curvature`] leaving out the users `skip` (the polish's unknowns).
+/// their bound (and with a positive bundle cost) of e_n / q_n^2 r_n r_n^T,
+/// leaving out the users `skip` (the polish's unknowns). O(N |idx|^2);
+/// symmetric.
 fn curvature_without(
     pool: &Pool,
     x: &[f64],
@@ -675,38 +619,13 @@ fn curvature_without(
     idx: &[usize],
     skip: &[(usize, f64)],
 ) -> DMatrix<f64> {
-    let k = idx.len();
-    let mut h = DMatrix::<f64>::zeros(k, k);
-    let mut rn = vec![0.0; k];
-    for n in 0..pool.num_users() {
-        if q[n].is_nan() || q[n] - pool.lin(n) <= 0.0 || x[n] >= pool.ub[n] {
-            continue;
-        }
-        if skip.iter().any(|&(s, _)| s == n) {
-            continue;
-        }
-        let row = pool.row(n);
-        for (a, &j) in idx.iter().enumerate() {
-            rn[a] = row[j];
-        }
-        // -dx_n/dq_n = x_n / (alpha q_n) (= e_n / q_n^2 at alpha = 1).
-        let w = x[n] / (pool.alpha * (q[n] - pool.lin(n)));
-        for a in 0..k {
-            if rn[a] == 0.0 {
-                continue;
-            }
-            let ra = rn[a] * w;
-            for b in a..k {
-                h[(a, b)] += ra * rn[b];
-            }
-        }
-    }
-    for a in 0..k {
-        for b in 0..a {
-            h[(a, b)] = h[(b, a)];
-        }
-    }
-    h
+    // -dx_n/dq_n = x_n / (alpha q_n) (= e_n / q_n^2 at alpha = 1).
+    let weights = (0..pool.num_users()).filter_map(|n| {
+        let net = q[n] - pool.lin(n);
+        let interior = !q[n].is_nan() && net > 0.0 && x[n] < pool.ub[n];
+        (interior && !skip.iter().any(|&(s, _)| s == n)).then(|| (n, x[n] / (pool.alpha * net)))
+    });
+    gram(&pool.r, pool.num_resources(), idx, weights)
 }
 
 /// Newton on F_j(p, x_B) = sum_n r_{n,j} x_n - 1 = 0 for active j (x_n =

@@ -39,6 +39,7 @@
 
 mod backend;
 pub mod linalg;
+pub mod market;
 mod problem;
 mod residual;
 mod status;
