@@ -150,6 +150,7 @@ pub fn certify(pool: &Pool, x: &[f64], p: &[f64]) -> Certificate {
         stationarity: stat,
         duality_gap: dual_value(pool, p) - obj,
         objective: obj,
+        spending: p.iter().map(|v| v.max(0.0)).sum(),
     }
 }
 

@@ -244,11 +244,22 @@ impl<'a> Market<'a> {
 
     /// The projected-gradient residual: an overloaded resource (g < 0)
     /// counts fully whatever its price; an underused one only as far as
-    /// its price could still fall.
+    /// its price, relative to the largest, could still fall (relative: at
+    /// alpha = 32 every price of a pool is 1e-14, and an absolute measure
+    /// called resources 6% and 26% short of full converged).
     pub fn residual(lam: &[f64], g: &[f64]) -> f64 {
+        let top = lam.iter().copied().fold(0.0, f64::max);
         lam.iter()
             .zip(g)
-            .map(|(&l, &gr)| if gr < 0.0 { -gr } else { gr.min(l.max(0.0)) })
+            .map(|(&l, &gr)| {
+                if gr < 0.0 {
+                    -gr
+                } else if l > 0.0 {
+                    gr.min(l / top)
+                } else {
+                    0.0
+                }
+            })
             .fold(0.0, f64::max)
     }
 
@@ -425,14 +436,19 @@ impl<'a> Market<'a> {
             let proj: f64 = (0..m)
                 .map(|r| (lam[r] - (lam[r] - g[r] / diag(r)).max(0.0)).abs() * diag(r).sqrt())
                 .fold(0.0, f64::max);
-            let can_zero = |r: usize| {
-                (0..e).all(|k| {
-                    let row = &self.r[k * m..(k + 1) * m];
-                    self.hi[k].is_finite()
-                        || row[r] == 0.0
-                        || self.price(k, lam) - row[r] * lam[r] > 0.0
-                })
-            };
+            // Prices that can fall to zero alone and keep every uncapped
+            // user priced (one pass over the users).
+            let mut zeroable = vec![true; m];
+            for k in (0..e).filter(|&k| self.hi[k].is_infinite()) {
+                let row = &self.r[k * m..(k + 1) * m];
+                let p = self.price(k, lam);
+                for r in 0..m {
+                    if row[r] != 0.0 && p - row[r] * lam[r] <= 0.0 {
+                        zeroable[r] = false;
+                    }
+                }
+            }
+            let can_zero = |r: usize| zeroable[r];
             let mut fixed: Vec<bool> = (0..m)
                 .map(|r| {
                     g[r] > 0.0
@@ -497,13 +513,18 @@ impl<'a> Market<'a> {
             if tau > 10.0 {
                 d.iter_mut().for_each(|v| *v *= 10.0 / tau);
             }
-            // Armijo along the projected arc; a positive free price that
-            // falls moves multiplicatively (lam e^(-s d / lam): the same
-            // first-order step, but it never leaves the domain, which the
-            // flat dual of a large alpha would otherwise make it do at
-            // every step).
+            // Armijo along the projected arc. A positive free price that
+            // falls and could not reach zero alone without leaving an
+            // uncapped user unpriced moves multiplicatively (lam
+            // e^(-s d / lam): the same first-order step, but it never leaves
+            // the domain, which the flat dual of a large alpha would
+            // otherwise make it do at every step); every other price moves
+            // on the straight projected path, so prices bound for zero get
+            // there in one step (the multiplicative path alone took bbf-eg
+            // 18 steps at 10,000 users and 100 resources, against 10).
+            let curved = |r: usize| !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 && !zeroable[r];
             let path = |s: f64, r: usize| {
-                if !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 {
+                if curved(r) {
                     // At most e^-30 per step: a price far below the others
                     // would otherwise underflow to a denormal and stall.
                     lam[r] * (-(s * d[r] / lam[r]).min(30.0)).exp()
@@ -566,7 +587,7 @@ impl<'a> Market<'a> {
                     let gt = self.gradient(buf, xb);
                     (0..m)
                         .map(|r| {
-                            let dl = if !fixed[r] && lam[r] > 0.0 && d[r] > 0.0 {
+                            let dl = if curved(r) {
                                 -d[r] * buf[r] / lam[r]
                             } else if buf[r] > 0.0 {
                                 -d[r]
