@@ -75,7 +75,7 @@ fn main() {
                 },
             );
             println!(
-                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed} | {} sweeps, {} Newton steps, converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
+                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed} | {} sweeps, {} Newton steps ({} responses short of tolerance), converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
                 match (jacobi.is_some(), o.over_relaxation != 1.0) {
                     (true, _) => "Jacobi".to_string(),
                     (false, true) => format!("Gauss-Seidel over-relaxed (omega {:.3})", o.over_relaxation),
@@ -83,6 +83,7 @@ fn main() {
                 },
                 o.sweeps,
                 o.newton_steps,
+                o.inexact_responses,
                 o.converged,
                 o.certificate.nikaido_isoda_gap,
                 o.certificate.kkt_residual,
