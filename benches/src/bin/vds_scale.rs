@@ -7,7 +7,7 @@
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
 //! `generate::placement` (3 resources, or the environment's RESOURCES;
 //! weights in [1, 4], each user on ELIGIBLE random servers; seed 1, or the
-//! environment's SEED). With MIX=1, `psdsf` mixes in zero demands and
+//! environment's SEED). With MIX=1, `psdsf` and `vds` mix in zero demands and
 //! caps: every fifth user needs none of one resource, and every seventh is
 //! capped at 70% of what it gets without caps. Prints one Markdown row.
 
@@ -63,6 +63,8 @@ fn main() {
         Some("vds") => {
             let alpha = num(1, 3.0);
             let (n, k, e, inst) = sized(2);
+            let mix = std::env::var("MIX").is_ok_and(|v| v == "1");
+            let inst = if mix { mixed(&inst) } else { inst };
             let jacobi = args.get(5).is_some_and(|v| v == "jacobi").then_some(0.5);
             let t = Instant::now();
             let o = leontief_vds::vds(
@@ -75,12 +77,13 @@ fn main() {
                 },
             );
             println!(
-                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed} | {} sweeps, {} Newton steps ({} responses short of tolerance), converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
+                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{} | {} sweeps, {} Newton steps ({} responses short of tolerance), converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
                 match (jacobi.is_some(), o.over_relaxation != 1.0) {
                     (true, _) => "Jacobi".to_string(),
                     (false, true) => format!("Gauss-Seidel over-relaxed (omega {:.3})", o.over_relaxation),
                     (false, false) => "Gauss-Seidel".to_string(),
                 },
+                if mix { ", zero demands and caps" } else { "" },
                 o.sweeps,
                 o.newton_steps,
                 o.inexact_responses,
