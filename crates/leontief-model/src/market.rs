@@ -410,26 +410,32 @@ impl<'a> Market<'a> {
             }
             steps += 1;
             // Full Hessian sum over interior users of R R^T x / (alpha p).
-            let all: Vec<usize> = (0..m).collect();
-            let hfull = self.curvature(lam, x, &all);
-            // The curvature every user would have if interior: a scale for
-            // the prices no interior user pins (g is piecewise linear
-            // there, and its own Hessian says nothing).
+            // The Hessian's diagonal, and the curvature every user would
+            // have if interior: a scale for the prices no interior user
+            // pins (g is piecewise linear there, and its own Hessian says
+            // nothing). The full Hessian is built below on the free prices
+            // only (at 100 resources a third of them end at zero).
+            let mut hdiag = vec![0.0; m];
             let mut model = vec![0.0; m];
             for k in 0..e {
                 let p = self.price(k, lam);
                 if p > 0.0 && x[k].is_finite() {
                     let c = x[k] / (self.alpha * p);
-                    for (r, mr) in model.iter_mut().enumerate() {
-                        *mr += c * self.r[k * m + r].powi(2);
+                    let interior = x[k] > self.lo[k] && x[k] < self.hi[k];
+                    for r in 0..m {
+                        let v = c * self.r[k * m + r].powi(2);
+                        model[r] += v;
+                        if interior {
+                            hdiag[r] += v;
+                        }
                     }
                 }
             }
             let diag_max = (0..m)
-                .map(|a| hfull[(a, a)].max(model[a]))
+                .map(|a| hdiag[a].max(model[a]))
                 .fold(0.0, f64::max)
                 .max(1e-300);
-            let diag = |r: usize| hfull[(r, r)].max(model[r]).max(1e-12 * diag_max);
+            let diag = |r: usize| hdiag[r].max(model[r]).max(1e-12 * diag_max);
             // epsilon-active set (in Newton-scaled units): prices at or
             // near zero that the gradient pushes down, where zero stays in
             // the domain (every uncapped user keeps a positive price).
@@ -470,7 +476,7 @@ impl<'a> Market<'a> {
             }
             let free: Vec<usize> = (0..m).filter(|&r| !fixed[r]).collect();
             let nf = free.len();
-            let h = DMatrix::<f64>::from_fn(nf, nf, |a, bb| hfull[(free[a], free[bb])]);
+            let h = self.curvature(lam, x, &free);
             let mut d = vec![0.0; m];
             let gf = DVector::from_iterator(nf, free.iter().map(|&r| g[r]));
             let mut reg = 1e-14;
