@@ -233,13 +233,19 @@ impl<'a> Market<'a> {
     /// The Hessian of g on the resources `idx`: the sum over the buyers
     /// strictly inside their bounds (net price positive) of
     /// r r^T x / (alpha p) ([`gram`]).
-    fn curvature(&self, lam: &[f64], x: &[f64], idx: &[usize]) -> DMatrix<f64> {
+    /// `q` holds the buyers' net prices ([`Market::prices`]).
+    fn curvature(&self, q: &[f64], x: &[f64], idx: &[usize]) -> DMatrix<f64> {
         let weights = (0..self.buyers()).filter_map(|u| {
-            let p = self.price(u, lam);
+            let p = q[u];
             (p > 0.0 && x[u] > self.lo[u] && x[u] < self.hi[u])
                 .then(|| (u, x[u] / (self.alpha * p)))
         });
         gram(self.r, self.m, idx, weights)
+    }
+
+    /// Every buyer's net price at `lam`.
+    fn prices(&self, lam: &[f64]) -> Vec<f64> {
+        (0..self.buyers()).map(|k| self.price(k, lam)).collect()
     }
 
     /// The projected-gradient residual: an overloaded resource (g < 0)
@@ -309,7 +315,7 @@ impl<'a> Market<'a> {
                 steps += 1;
                 // dg/dlam = sum over interior users of r r^T x / (alpha p).
                 let k = idx.len();
-                let h = self.curvature(&cur, &xs, &idx);
+                let h = self.curvature(&self.prices(&cur), &xs, &idx);
                 let rhs = DVector::from_iterator(k, idx.iter().map(|&r| -g[r]));
                 let Some(mut d) = crate::linalg::min_norm_solve(h.clone(), &rhs, 1e-14) else {
                     return (steps, false);
@@ -409,7 +415,9 @@ impl<'a> Market<'a> {
                 return (steps, true);
             }
             steps += 1;
-            // Full Hessian sum over interior users of R R^T x / (alpha p).
+            // The buyers' net prices, once per step (the Hessian, its
+            // diagonal and the zero test below all read them).
+            let q = self.prices(lam);
             // The Hessian's diagonal, and the curvature every user would
             // have if interior: a scale for the prices no interior user
             // pins (g is piecewise linear there, and its own Hessian says
@@ -418,7 +426,7 @@ impl<'a> Market<'a> {
             let mut hdiag = vec![0.0; m];
             let mut model = vec![0.0; m];
             for k in 0..e {
-                let p = self.price(k, lam);
+                let p = q[k];
                 if p > 0.0 && x[k].is_finite() {
                     let c = x[k] / (self.alpha * p);
                     let interior = x[k] > self.lo[k] && x[k] < self.hi[k];
@@ -447,19 +455,17 @@ impl<'a> Market<'a> {
             let mut zeroable = vec![true; m];
             for k in (0..e).filter(|&k| self.hi[k].is_infinite()) {
                 let row = &self.r[k * m..(k + 1) * m];
-                let p = self.price(k, lam);
                 for r in 0..m {
-                    if row[r] != 0.0 && p - row[r] * lam[r] <= 0.0 {
+                    if row[r] != 0.0 && q[k] - row[r] * lam[r] <= 0.0 {
                         zeroable[r] = false;
                     }
                 }
             }
-            let can_zero = |r: usize| zeroable[r];
             let mut fixed: Vec<bool> = (0..m)
                 .map(|r| {
                     g[r] > 0.0
                         && lam[r] * diag(r).sqrt() <= proj.min(1e-3)
-                        && (lam[r] == 0.0 || can_zero(r))
+                        && (lam[r] == 0.0 || zeroable[r])
                 })
                 .collect();
             // Jointly: zeroing every fixed price must leave each uncapped
@@ -476,7 +482,7 @@ impl<'a> Market<'a> {
             }
             let free: Vec<usize> = (0..m).filter(|&r| !fixed[r]).collect();
             let nf = free.len();
-            let h = self.curvature(lam, x, &free);
+            let h = self.curvature(&q, x, &free);
             let mut d = vec![0.0; m];
             let gf = DVector::from_iterator(nf, free.iter().map(|&r| g[r]));
             let mut reg = 1e-14;
