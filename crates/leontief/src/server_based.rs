@@ -144,7 +144,7 @@ pub(crate) fn vds(
         o.sweeps,
         o.newton_steps,
         if o.converged {
-            "converged (change and certificate within tolerance)"
+            "converged (certificate within tolerance, change or KKT residual settled)"
         } else if o.timed_out {
             "time limit (--time-limit): NOT an equilibrium within tolerance"
         } else {
