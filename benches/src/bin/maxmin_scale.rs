@@ -77,6 +77,11 @@ fn main() {
                 .certificate
                 .as_ref()
                 .map(|c| (c.path.clone(), c.columns, c.pricing_passes))
+                .or_else(|| {
+                    a.total_certificate
+                        .as_ref()
+                        .map(|c| (c.path.clone(), c.columns, c.pricing_passes))
+                })
                 .unwrap_or_else(|| ("-".into(), 0, 0));
             let flat = v.max_min.as_ref().and_then(|m| m.checked());
             let by = if v.certificate.as_ref().is_some_and(|c| c.ok()) {

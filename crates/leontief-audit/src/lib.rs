@@ -32,6 +32,7 @@ mod max_min;
 mod pareto;
 pub mod placement;
 mod polytope;
+mod total;
 pub mod verdicts;
 pub mod verify;
 mod witness;
@@ -41,6 +42,7 @@ pub use feasibility::{feasibility, Feasibility, Load};
 pub use max_min::{max_min, max_min_per_user, rise, MaxMinCheck, Rise, Witness};
 pub use pareto::{pareto, Improvement, ParetoCheck};
 pub use polytope::resolution;
+pub use total::{total_certificate, TotalCheck};
 pub use witness::{Change, Placed};
 
 use serde::Serialize;

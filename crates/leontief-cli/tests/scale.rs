@@ -1,6 +1,7 @@
 //! The datacenter-scale output of issue 19 through the binary: the sparse
 //! and dense layouts describe the same allocation, and above 20,000 pairs
-//! the max-min answer is verified by its certificate alone.
+//! the max-min answer is verified by its certificate alone, as is NFC's
+//! total.
 
 mod common;
 
@@ -91,4 +92,34 @@ fn above_twenty_thousand_pairs_the_certificate_alone_verifies() {
         assert_eq!(always["verification"]["pareto"]["ok"], true);
         assert_eq!(dense_tasks(&always), dense_tasks(&v));
     }
+}
+
+/// NFC above 50,000 pairs: column generation, and the verification proves
+/// the total by the printed prices over every pair (the library's tests
+/// cross-check the flat and generated paths).
+#[test]
+fn nfc_at_scale_prints_a_certificate_that_proves_its_total() {
+    let p = generated("h60x1000.json", "60", "1000", &["--resources", "3"]);
+    let (code, out, err) = leontief(&["solve", p.to_str().unwrap(), "--mechanism", "nfc"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["status"], "optimal");
+    let c = &v["total_certificate"];
+    assert_eq!(c["path"], "generated");
+    assert_eq!(c["pairs"], 60 * 1000);
+    assert!(c["columns"].as_u64().unwrap() < 60 * 1000 / 4);
+    assert_eq!(c["prices"].as_array().unwrap().len(), 1000);
+    let ver = &v["verification"];
+    assert_eq!(ver["ok"], true, "{ver}");
+    assert_eq!(ver["certificate"]["ok"], true);
+    assert_eq!(ver["certificate"]["pairs"], 60 * 1000);
+    let total: f64 = v["user_tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .sum();
+    let bound = ver["certificate"]["bound"].as_f64().unwrap();
+    assert!((bound - total).abs() <= 1e-6 * bound, "{bound} vs {total}");
+    assert!((v["objective"].as_f64().unwrap() - total).abs() <= 1e-6 * total);
 }

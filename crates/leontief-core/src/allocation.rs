@@ -55,6 +55,32 @@ pub struct MaxMinCertificate {
     pub rounds: Vec<RoundPrices>,
 }
 
+/// The dual certificate of a maximum total (NFC): prices per unit of each
+/// resource on each server entry, and per task of each user's cap. For
+/// any feasible allocation x and mu = the least price of one task over
+/// every pair that can carry one (`d_n . p_i + q_n`), weak duality gives
+/// `sum_n X_n <= (sum_{i,r} c_{i,r} p_{i,r} + sum_n T_n q_n) / mu`;
+/// `leontief-audit`'s `total_certificate` checks in one pass over every
+/// pair that this bound meets the allocation's total.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TotalCertificate {
+    /// How the answer was found: `flat` (every pair in one LP) or
+    /// `generated` (column generation from a sparse seed).
+    pub path: String,
+    /// User-entry pairs that can carry a task.
+    pub pairs: usize,
+    /// Pair columns the LP held at the end.
+    pub columns: usize,
+    /// Pricing passes over every pair.
+    pub pricing_passes: usize,
+    /// `prices[i][r] >= 0`: price per unit of resource r on entry i, in
+    /// the instance's units.
+    pub prices: Vec<Vec<f64>>,
+    /// `cap_prices[n] >= 0`: price per task of user n's cap (0 for a user
+    /// without one).
+    pub cap_prices: Vec<f64>,
+}
+
 /// One round of a [`MaxMinCertificate`].
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RoundPrices {
@@ -171,6 +197,9 @@ pub struct Allocation {
     /// Max-min mechanisms solved by an LP: the dual certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<MaxMinCertificate>,
+    /// NFC: the dual certificate of the maximum total.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_certificate: Option<TotalCertificate>,
     /// The independent check of the mechanism's defining property.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
@@ -200,6 +229,7 @@ impl Allocation {
             gap: None,
             bbf: None,
             certificate: None,
+            total_certificate: None,
             verification: None,
         }
     }

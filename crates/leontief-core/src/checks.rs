@@ -111,6 +111,27 @@ pub struct CertificateCheck {
     pub violations: Vec<String>,
 }
 
+/// The result of `leontief_audit::total_certificate`: the weak-duality
+/// bound of an NFC certificate against the allocation's total.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TotalCheck {
+    /// The bound meets the total within the tolerance.
+    pub ok: bool,
+    /// Pairs read (every pair that can carry a task).
+    pub pairs: usize,
+    /// The allocation's total tasks.
+    pub total: f64,
+    /// The certificate's upper bound on any feasible total.
+    pub bound: f64,
+    /// The least price of one task over every pair (the bound divides by
+    /// it; 1 for an exact dual solution).
+    pub least_task_price: f64,
+    /// `(bound - total) / bound` (0 is exact).
+    pub relative_gap: f64,
+    /// Why not, at most 20 lines.
+    pub violations: Vec<String>,
+}
+
 /// One user's worst Definition-4 check.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PsdsfUserCheck {

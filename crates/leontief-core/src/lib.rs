@@ -21,7 +21,9 @@ pub mod shares;
 pub mod strategies;
 pub mod verification;
 
-pub use allocation::{jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks};
+pub use allocation::{
+    jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks, TotalCertificate,
+};
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
     Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,

@@ -5,7 +5,8 @@
 //! (a check that was not made is absent).
 
 use crate::checks::{
-    BbfCheck, CertificateCheck, Feasibility, MaxMinCheck, ParetoCheck, PsdsfCheck, VdsCertificate,
+    BbfCheck, CertificateCheck, Feasibility, MaxMinCheck, ParetoCheck, PsdsfCheck, TotalCheck,
+    VdsCertificate,
 };
 use serde::Serialize;
 
@@ -160,6 +161,8 @@ pub enum Certificate {
     Psdsf(PsdsfCheck),
     /// The alphaPF-VDS equilibrium from the printed server prices.
     Vds(VdsCertificate),
+    /// NFC: the weak-duality bound of the printed prices.
+    Total(TotalCheck),
 }
 
 impl Certificate {
@@ -169,6 +172,7 @@ impl Certificate {
             Certificate::MaxMin(c) => c.ok,
             Certificate::Psdsf(c) => c.holds,
             Certificate::Vds(c) => c.holds,
+            Certificate::Total(c) => c.ok,
         }
     }
 }

@@ -7,7 +7,7 @@
 //! | DRFH (000, LP (7), Sec. V-A) | x_n mu_n, x_n = sum_i x_{n,i} | [`maxmin::lex_max_min`] |
 //! | k-DF (001, Sec. IV) | x_n prod_{l<=k} w_{n,l} d_{n,(l)} | closed form on one server, LP on several |
 //! | per-server DRF (000, Sec. III-D) | DRF inside each server | closed form per entry |
-//! | NFC | maximise sum_n x_n | one LP |
+//! | NFC | maximise sum_n x_n | one LP, or column generation at scale ([`nfc`]) |
 //! | TSF (Wang et al., SC'16; 004) | x_n / y_n, y_n = sum_i gamma'_{n,i} ignoring placement | [`maxmin::lex_max_min`] with placement |
 //!
 //! mu_n = max_r D_{n,r} / C_r is the global dominant share of one task;
@@ -18,14 +18,16 @@
 
 pub mod maxmin;
 mod merge;
+pub mod nfc;
 pub mod patterns;
 mod pooled;
 pub mod pricing;
 
 pub use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
-use leontief_core::{Allocation, Instance, ResourceId, ServerId, Status, UserId};
-use leontief_model::{BackendError, LpBackend, ProblemBuilder, Row, Sense};
+use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};
+use leontief_model::{BackendError, LpBackend};
 use maxmin::{lex_max_min, progressive_filling, Freeze, MaxMinOutcome, MaxMinSettings};
+pub use nfc::nfc;
 use std::time::Instant;
 
 /// A mechanism could not run.
@@ -306,75 +308,6 @@ pub fn naive_drf(instance: &Instance) -> Allocation {
             .into(),
     );
     a
-}
-
-/// NFC: maximise the total number of tasks (caps and placement honoured).
-pub fn nfc<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Allocation, DrfhError> {
-    let t0 = Instant::now();
-    let (k, m) = (instance.num_entries(), instance.num_resources());
-    let mut b = ProblemBuilder::new(Sense::Maximise);
-    let cap_rows: Vec<Row> = (0..k * m)
-        .map(|j| {
-            b.add_row(
-                f64::NEG_INFINITY,
-                instance.class_capacity(ServerId(j / m), ResourceId(j % m)),
-            )
-        })
-        .collect();
-    let cap_user: Vec<Option<Row>> = instance
-        .users()
-        .iter()
-        .map(|u| u.tasks.map(|t| b.add_row(f64::NEG_INFINITY, t)))
-        .collect();
-    let mut cols = Vec::new();
-    for n in instance.user_ids() {
-        let d = &instance.user(n).demand;
-        for i in instance.server_ids().filter(|&i| instance.can_run_on(n, i)) {
-            let entries = (0..m)
-                .filter(|&r| d[r] > 0.0)
-                .map(|r| (cap_rows[i.0 * m + r], d[r]))
-                .chain(cap_user[n.0].map(|row| (row, 1.0)));
-            cols.push((n, i, b.add_col(1.0, 0.0, f64::INFINITY, entries)));
-        }
-    }
-    let mut lp = backend.load(b.build())?;
-    let build = t0.elapsed().as_secs_f64();
-    let sol = leontief_model::LoadedLp::solve(&mut lp)?;
-    let mut a = if sol.status.has_solution() {
-        let mut tasks = vec![vec![0.0; k]; instance.num_users()];
-        for &(n, i, c) in &cols {
-            tasks[n.0][i.0] = sol.x[c.0];
-        }
-        let mut a = Allocation::new(instance, "nfc", sol.status, tasks);
-        a.objective = Some(sol.objective);
-        let r = leontief_model::residuals(
-            leontief_model::LoadedLp::problem(&lp),
-            &sol.x,
-            &sol.row_dual,
-        );
-        let ok = r.within(1e-7);
-        a.verification = Some(leontief_core::Verification {
-            ok,
-            optimality: Some(leontief_core::verification::LpOptimality {
-                property: "LP optimality of the total (independent residuals)".into(),
-                primal_infeasibility: r.primal_infeasibility,
-                dual_infeasibility: r.dual_infeasibility,
-                relative_gap: r.relative_gap,
-                ok,
-            }),
-            ..leontief_core::Verification::default()
-        });
-        a
-    } else {
-        Allocation::empty(instance, "nfc", sol.status)
-    };
-    a.backend_status = Some(sol.raw_status);
-    a.build_seconds = build;
-    a.solve_seconds = sol.seconds;
-    a.lps_solved = 1;
-    a.notes
-        .push("NFC maximises total tasks; the total is unique, the allocation is not".into());
-    Ok(a)
 }
 
 /// One sentence per user on why it got what it got.

@@ -56,6 +56,13 @@ pub(crate) fn restore_units(
             }
         }
     }
+    if let Some(c) = a.total_certificate.as_mut() {
+        for row in &mut c.prices {
+            for (r, p) in row.iter_mut().enumerate() {
+                *p = scaling.price_to_original(r, *p);
+            }
+        }
+    }
     // BBF prices are per unit of capacity fraction: the same in any units.
 }
 

@@ -442,17 +442,13 @@ fn max_min_by_drfh_agrees_with_the_flat_lp() {
 }
 
 #[test]
-fn default_references_leave_nfc_out_at_scale_and_say_so() {
-    use leontief::audit::{default_against, NFC_REFERENCE_UP_TO};
-    let small = generated("heterogeneous", 5, 3, 2, 1, 0).unwrap();
-    assert_eq!(
-        default_against(&small),
-        (vec![Mechanism::Drfh, Mechanism::Nfc], None)
-    );
-    // Just above the limit: 1,001 users x 1,000 servers.
-    let big = generated("heterogeneous", 1001, 1000, 2, 1, 0).unwrap();
-    assert!(big.num_users() * big.num_entries() > NFC_REFERENCE_UP_TO);
-    let (list, note) = default_against(&big);
-    assert_eq!(list, vec![Mechanism::Drfh]);
-    assert!(note.unwrap().contains("nfc left out"));
+fn default_references_include_nfc_at_every_size() {
+    use leontief::audit::default_against;
+    for (n, k) in [(5, 3), (1001, 1000)] {
+        let inst = generated("heterogeneous", n, k, 2, 1, 0).unwrap();
+        assert_eq!(
+            default_against(&inst),
+            (vec![Mechanism::Drfh, Mechanism::Nfc], None)
+        );
+    }
 }

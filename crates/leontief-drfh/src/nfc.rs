@@ -1,0 +1,387 @@
+//! NFC: the maximum total of tasks (caps and placement honoured), with its
+//! dual certificate.
+//!
+//! The LP is `max sum x_{n,i}` subject to every entry's capacities and
+//! every user's cap; its dual prices each resource of each entry (`p_i`)
+//! and each cap (`q_n`), and every pair must pay at least 1 per task:
+//! `d_n . p_i + q_n >= 1`. The answer carries those prices
+//! ([`leontief_core::TotalCertificate`]); `leontief-audit`'s
+//! `total_certificate` proves the total with them in one pass over every
+//! pair.
+//!
+//! Two paths:
+//! * **flat** (up to [`FLAT_UP_TO`] pairs, or a backend that cannot add
+//!   columns): every pair in one LP, as before; its residuals are printed
+//!   too.
+//! * **generated** (above): column generation. Each entry starts with the
+//!   users that fill it best along a few price directions (the per-entry
+//!   LP's optimum uses at most m users, on the lower hull of the demands
+//!   seen in the entry's units), each user with its entries of least
+//!   `sum_r d_r / c_{i,r}`; then each pass prices every pair and adds the
+//!   most attractive per user and per entry, until no pair pays less than
+//!   1 per task (beyond 1e-9). Without caps the LP is one small LP per
+//!   entry and the seed is usually its optimum already.
+//!
+//! Measured (benches/REPORT.md, issue 19): the flat LP did not finish in
+//! 300 s at 1,000 x 10,000; the generated path's numbers are there.
+
+use crate::pricing::{for_each_runnable, price, seed};
+use crate::DrfhError;
+use leontief_core::verification::LpOptimality;
+use leontief_core::{Allocation, Instance, ServerId, TotalCertificate, UserId, Verification};
+use leontief_model::{LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Up to this many runnable pairs, [`NfcPath::Auto`] solves the flat LP.
+pub const FLAT_UP_TO: usize = 50_000;
+
+/// A pair enters the LP when it pays less than 1 - this per task.
+const PRICING_TOLERANCE: f64 = 1e-9;
+
+/// Per user: its entries of least `sum_r d_r / c_{i,r}` in the seed, and
+/// pairs added per pass.
+const PER_USER: usize = 2;
+
+/// Give up column generation after this many passes (the answer is then
+/// the last LP's, marked by its status `iteration_limit`).
+const MAX_PASSES: usize = 500;
+
+/// Which LP NFC solves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NfcPath {
+    /// Flat up to [`FLAT_UP_TO`] pairs, generated above.
+    #[default]
+    Auto,
+    /// Every pair in one LP.
+    Flat,
+    /// Column generation (flat on a backend that cannot add columns).
+    /// Every user demands some resource (the instance says so), so the
+    /// total is bounded and the seed's LP has an optimum.
+    Generated,
+}
+
+/// NFC: maximise the total number of tasks (caps and placement honoured).
+pub fn nfc<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Allocation, DrfhError> {
+    nfc_with(backend, instance, NfcPath::Auto)
+}
+
+/// [`nfc`] by the path asked.
+pub fn nfc_with<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    path: NfcPath,
+) -> Result<Allocation, DrfhError> {
+    let t0 = Instant::now();
+    let pairs = runnable_pairs(instance);
+    let generated = match path {
+        NfcPath::Flat => false,
+        NfcPath::Auto => pairs > FLAT_UP_TO,
+        NfcPath::Generated => true,
+    } && backend.can_add_cols();
+    let mut lp = Lp::new(instance);
+    let mut a = if generated {
+        let candidates = seed_pairs(instance);
+        lp.add(instance, &candidates);
+        let mut loaded = backend.load(lp.builder.take().expect("built once").build())?;
+        let build = t0.elapsed().as_secs_f64();
+        let mut a = generate(&mut loaded, &mut lp, instance, pairs)?;
+        a.build_seconds = build;
+        a
+    } else {
+        let all: Vec<Vec<ServerId>> = instance
+            .user_ids()
+            .map(|n| {
+                instance
+                    .server_ids()
+                    .filter(|&i| instance.can_run_on(n, i))
+                    .collect()
+            })
+            .collect();
+        lp.add(instance, &all);
+        let mut loaded = backend.load(lp.builder.take().expect("built once").build())?;
+        let build = t0.elapsed().as_secs_f64();
+        let sol = LoadedLp::solve(&mut loaded)?;
+        let mut a = lp.allocation(instance, &sol, "flat", pairs, 0);
+        if sol.status.has_solution() {
+            let r = leontief_model::residuals(LoadedLp::problem(&loaded), &sol.x, &sol.row_dual);
+            let ok = r.within(1e-7);
+            a.verification = Some(Verification {
+                ok,
+                optimality: Some(LpOptimality {
+                    property: "LP optimality of the total (independent residuals)".into(),
+                    primal_infeasibility: r.primal_infeasibility,
+                    dual_infeasibility: r.dual_infeasibility,
+                    relative_gap: r.relative_gap,
+                    ok,
+                }),
+                ..Verification::default()
+            });
+        }
+        a.build_seconds = build;
+        a.solve_seconds = sol.seconds;
+        a.lps_solved = 1;
+        a
+    };
+    a.notes
+        .push("NFC maximises total tasks; the total is unique, the allocation is not".into());
+    Ok(a)
+}
+
+/// Pairs that can carry a task.
+fn runnable_pairs(instance: &Instance) -> usize {
+    (0..instance.num_users())
+        .into_par_iter()
+        .map(|n| {
+            let mut c = 0;
+            for_each_runnable(instance, UserId(n), true, |_| c += 1);
+            c
+        })
+        .sum()
+}
+
+/// The LP's rows and the pairs it holds.
+struct Lp {
+    builder: Option<ProblemBuilder>,
+    /// Capacity row of (entry i, resource r) at `i * m + r`.
+    cap_rows: Vec<Row>,
+    /// Each capped user's cap row.
+    cap_user: Vec<Option<Row>>,
+    /// Per user, the entries it has a column on (sorted), and the columns.
+    pairs: Vec<Vec<ServerId>>,
+    cols: Vec<(usize, ServerId)>,
+}
+
+impl Lp {
+    fn new(instance: &Instance) -> Lp {
+        let (k, m) = (instance.num_entries(), instance.num_resources());
+        let mut b = ProblemBuilder::new(Sense::Maximise);
+        let cap_rows: Vec<Row> = (0..k)
+            .flat_map(|i| instance.class_capacities(ServerId(i)).to_vec())
+            .map(|c| b.add_row(f64::NEG_INFINITY, c))
+            .collect();
+        let cap_user = instance
+            .users()
+            .iter()
+            .map(|u| u.tasks.map(|t| b.add_row(f64::NEG_INFINITY, t)))
+            .collect();
+        debug_assert_eq!(cap_rows.len(), k * m);
+        Lp {
+            builder: Some(b),
+            cap_rows,
+            cap_user,
+            pairs: vec![Vec::new(); instance.num_users()],
+            cols: Vec::new(),
+        }
+    }
+
+    /// The column of user n on entry i.
+    fn column(&self, instance: &Instance, n: usize, i: ServerId) -> NewCol {
+        let m = instance.num_resources();
+        let d = &instance.user(UserId(n)).demand;
+        NewCol {
+            cost: 1.0,
+            lower: 0.0,
+            upper: f64::INFINITY,
+            entries: (0..m)
+                .filter(|&r| d[r] > 0.0)
+                .map(|r| (self.cap_rows[i.0 * m + r], d[r]))
+                .chain(self.cap_user[n].map(|row| (row, 1.0)))
+                .collect(),
+        }
+    }
+
+    /// Add the pairs of `lists` not held yet, to the builder; the new
+    /// columns, for a loaded LP.
+    fn add(&mut self, instance: &Instance, lists: &[Vec<ServerId>]) -> Vec<NewCol> {
+        let mut new = Vec::new();
+        for (n, list) in lists.iter().enumerate() {
+            for &i in list {
+                if let Err(at) = self.pairs[n].binary_search(&i) {
+                    self.pairs[n].insert(at, i);
+                    let c = self.column(instance, n, i);
+                    match self.builder.as_mut() {
+                        Some(b) => {
+                            b.add_col(c.cost, c.lower, c.upper, c.entries);
+                        }
+                        None => new.push(c),
+                    }
+                    self.cols.push((n, i));
+                }
+            }
+        }
+        new
+    }
+
+    /// The allocation of `sol`, with the certificate read from its duals.
+    fn allocation(
+        &self,
+        instance: &Instance,
+        sol: &Solution,
+        path: &str,
+        pairs: usize,
+        passes: usize,
+    ) -> Allocation {
+        let (k, m) = (instance.num_entries(), instance.num_resources());
+        if !sol.status.has_solution() {
+            let mut a = Allocation::empty(instance, "nfc", sol.status);
+            a.backend_status = Some(sol.raw_status.clone());
+            return a;
+        }
+        let mut tasks = vec![vec![0.0; k]; instance.num_users()];
+        for (c, &(n, i)) in self.cols.iter().enumerate() {
+            tasks[n][i.0] = sol.x[c].max(0.0);
+        }
+        let mut a = Allocation::new(instance, "nfc", sol.status, tasks);
+        a.objective = Some(sol.objective);
+        a.backend_status = Some(sol.raw_status.clone());
+        let y = |row: Row| sol.row_dual.get(row.0).copied().unwrap_or(0.0).max(0.0);
+        a.total_certificate = Some(TotalCertificate {
+            path: path.into(),
+            pairs,
+            columns: self.cols.len(),
+            pricing_passes: passes,
+            prices: (0..k)
+                .map(|i| (0..m).map(|r| y(self.cap_rows[i * m + r])).collect())
+                .collect(),
+            cap_prices: self.cap_user.iter().map(|r| r.map_or(0.0, y)).collect(),
+        });
+        a
+    }
+}
+
+/// Column generation from the seed already in `loaded`.
+fn generate<L: LoadedLp>(
+    loaded: &mut L,
+    lp: &mut Lp,
+    instance: &Instance,
+    pairs: usize,
+) -> Result<Allocation, DrfhError> {
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let all = vec![true; nu];
+    let ones = vec![1.0; nu];
+    let (mut seconds, mut solves) = (0.0, 0);
+    // Simplex throughout: the passes re-solve from the last basis (a few
+    // thousand pivots), and the first solve by simplex beat interior
+    // point too (0.9 s against 2.0 s at 1,000 x 10,000).
+    loaded.prefer_warm_simplex()?;
+    for pass in 0..=MAX_PASSES {
+        let sol = loaded.solve()?;
+        seconds += sol.seconds;
+        solves += 1;
+        if !sol.status.has_solution() || sol.status != leontief_model::Status::Optimal {
+            let mut a = lp.allocation(instance, &sol, "generated", pairs, pass);
+            a.solve_seconds = seconds;
+            a.lps_solved = solves;
+            return Ok(a);
+        }
+        let y = |row: Row| sol.row_dual[row.0].max(0.0);
+        let p: Vec<f64> = (0..k * m).map(|j| y(lp.cap_rows[j])).collect();
+        let u: Vec<f64> = lp.cap_user.iter().map(|r| 1.0 - r.map_or(0.0, y)).collect();
+        let held = &lp.pairs;
+        let present = |n: usize, i: ServerId| held[n].binary_search(&i).is_ok();
+        let priced = price(
+            instance,
+            true,
+            &all,
+            &ones,
+            &u,
+            &p,
+            &present,
+            PRICING_TOLERANCE,
+            PER_USER,
+        );
+        let done = priced.add.iter().all(Vec::is_empty);
+        if done || pass == MAX_PASSES {
+            let mut a = lp.allocation(instance, &sol, "generated", pairs, pass + 1);
+            if !done {
+                a.status = leontief_model::Status::IterationLimit;
+                a.total_certificate = None;
+            }
+            a.solve_seconds = seconds;
+            a.lps_solved = solves;
+            return Ok(a);
+        }
+        let new = lp.add(instance, &priced.add);
+        loaded.add_cols(&new)?;
+    }
+    unreachable!("the loop returns by its last pass")
+}
+
+/// The seed: per user its [`PER_USER`] entries of least `sum_r d_r /
+/// c_{i,r}` and per entry the user spreading most evenly ([`seed`]); per
+/// entry as well the users of least `d_n . w / c_i` along the directions
+/// `w` = all ones and `1 + 3 e_r` (each r), and the user of least
+/// per-entry dominant share (max_r d_r / c_{i,r}).
+fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let active = vec![true; nu];
+    let mut lists = seed(instance, &active, true, PER_USER);
+    let dirs = m + 2;
+    type Best = Vec<(f64, usize)>;
+    let best: Best = (0..nu)
+        .into_par_iter()
+        .fold(
+            || vec![(f64::INFINITY, usize::MAX); k * dirs],
+            |mut best: Best, n| {
+                let d = &instance.user(UserId(n)).demand;
+                for_each_runnable(instance, UserId(n), true, |i| {
+                    let c = instance.class_capacities(i);
+                    let (mut sum, mut max) = (0.0, 0.0f64);
+                    for r in 0..m {
+                        if d[r] > 0.0 {
+                            let z = d[r] / c[r];
+                            sum += z;
+                            max = max.max(z);
+                        }
+                    }
+                    let b = &mut best[i.0 * dirs..(i.0 + 1) * dirs];
+                    if sum < b[0].0 {
+                        b[0] = (sum, n);
+                    }
+                    if max < b[1].0 {
+                        b[1] = (max, n);
+                    }
+                    for r in 0..m {
+                        let key = if d[r] > 0.0 {
+                            sum + 3.0 * d[r] / c[r]
+                        } else {
+                            sum
+                        };
+                        if key < b[2 + r].0 {
+                            b[2 + r] = (key, n);
+                        }
+                    }
+                });
+                best
+            },
+        )
+        .reduce(
+            || vec![(f64::INFINITY, usize::MAX); k * dirs],
+            |mut a, b| {
+                for (x, y) in a.iter_mut().zip(b) {
+                    if y.0 < x.0 || (y.0 == x.0 && y.1 < x.1) {
+                        *x = y;
+                    }
+                }
+                a
+            },
+        );
+    for (j, &(_, n)) in best.iter().enumerate() {
+        if n != usize::MAX {
+            let i = ServerId(j / dirs);
+            if let Err(at) = lists[n].binary_search(&i) {
+                lists[n].insert(at, i);
+            }
+        }
+    }
+    lists
+}
