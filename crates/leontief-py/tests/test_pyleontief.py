@@ -357,4 +357,11 @@ def test_prices_as_numpy():
     assert bbf.prices.tolist() == [d[r] for r in inst["resources"]]
     vds = lt.solve(EXAMPLES / "vds-fig1-variant-alpha2.json", "vds", alpha=2)
     assert vds.prices.shape == (2, 3)
-    assert lt.solve(FIG1, "nfc").prices is None
+    # nfc: the dual certificate of the total. By weak duality the priced
+    # capacities bound the total (20 tasks on Fig. 1), with equality.
+    nfc = lt.solve(FIG1, "nfc")
+    caps = np.asarray([s["capacity"] for s in json.loads(FIG1.read_text())["servers"]])
+    assert nfc.prices.shape == caps.shape and (nfc.prices >= 0).all()
+    assert nfc.cap_prices.tolist() == [0.0, 0.0]
+    assert abs((caps * nfc.prices).sum() - nfc.user_tasks.sum()) < 1e-6
+    assert fig1.cap_prices is None

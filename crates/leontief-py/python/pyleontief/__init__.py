@@ -253,9 +253,11 @@ class Solution:
         """The prices the mechanism's certificate rests on, as numpy:
         per server entry and resource (K x m) for PS-DSF and alphaPF-VDS
         (``gap.server_prices``) and for the max-min mechanisms (the first
-        round of ``certificate.rounds``; all rounds: :attr:`round_prices`);
-        per resource (m) for bbf-eg (``bbf.prices``, in the instance's
-        resource order); None when the answer carries none."""
+        round of ``certificate.rounds``; all rounds: :attr:`round_prices`)
+        and for nfc (``total_certificate.prices``; the prices of the users'
+        caps: :attr:`cap_prices`); per resource (m) for bbf-eg
+        (``bbf.prices``, in the instance's resource order); None when the
+        answer carries none."""
         d = self.to_dict()
         eq = (d.get("gap") or {}).get("server_prices")
         if eq is not None:
@@ -265,8 +267,18 @@ class Solution:
             # The JSON holds them by name; the instance gives the order.
             order = json.loads(self._instance_text)["resources"] if self._instance_text else list(bbf)
             return np.asarray([bbf.get(r, 0.0) for r in order], dtype=float)
+        total = d.get("total_certificate")
+        if total is not None:
+            return np.asarray(total["prices"], dtype=float)
         rounds = self.round_prices
         return rounds[0] if rounds else None
+
+    @property
+    def cap_prices(self) -> Optional[Any]:
+        """nfc: the certificate's price per task of each user's cap (N; 0
+        for a user without a cap); None for other mechanisms."""
+        total = self.to_dict().get("total_certificate")
+        return None if total is None else np.asarray(total["cap_prices"], dtype=float)
 
     @property
     def round_prices(self) -> list:
