@@ -11,8 +11,7 @@
 //!
 //! Two paths:
 //! * **flat** (up to [`FLAT_UP_TO`] pairs, or a backend that cannot add
-//!   columns): every pair in one LP, as before; its residuals are printed
-//!   too.
+//!   columns): every pair in one LP; its residuals are printed too.
 //! * **generated** (above): column generation. Each entry starts with the
 //!   users that fill it best along a few price directions (the per-entry
 //!   LP's optimum uses at most m users, on the lower hull of the demands
@@ -22,8 +21,13 @@
 //!   1 per task (beyond 1e-9). Without caps the LP is one small LP per
 //!   entry and the seed is usually its optimum already.
 //!
-//! Measured (benches/REPORT.md, issue 19): the flat LP did not finish in
-//! 300 s at 1,000 x 10,000; the generated path's numbers are there.
+//! Measured (release, 2 cores, end to end with the certificate check;
+//! benches/REPORT.md, issue 19): the flat LP did not finish in 300 s at
+//! 1,000 x 10,000; column generation takes 1.3-1.8 s there with 2
+//! resources, 2.1 s with 3, 3.8 s with 4, and 6.2 s at 10,000 x 10,000
+//! (10^8 pairs). Simplex throughout: the first solve by interior point
+//! took 2.0 s against 0.9 s, and the later ones from scratch 1.5-2.5 s
+//! each against 0.1-0.2 s warm.
 
 use crate::pricing::{for_each_runnable, price, seed};
 use crate::DrfhError;
@@ -33,8 +37,12 @@ use leontief_model::{LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, So
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Up to this many runnable pairs, [`NfcPath::Auto`] solves the flat LP.
-pub const FLAT_UP_TO: usize = 50_000;
+/// Up to this many runnable pairs, [`NfcPath::Auto`] solves the flat LP
+/// (and prints its residuals beside the certificate). Above, column
+/// generation was faster on every shape measured: the Google cell's
+/// 10,000 pairs in 5 ms against 11 ms, 1,000 x 1,000 with 50 eligible
+/// servers each (50,000 pairs) in 33 ms against 0.53 s.
+pub const FLAT_UP_TO: usize = 2_000;
 
 /// A pair enters the LP when it pays less than 1 - this per task.
 const PRICING_TOLERANCE: f64 = 1e-9;
@@ -265,9 +273,7 @@ fn generate<L: LoadedLp>(
     let all = vec![true; nu];
     let ones = vec![1.0; nu];
     let (mut seconds, mut solves) = (0.0, 0);
-    // Simplex throughout: the passes re-solve from the last basis (a few
-    // thousand pivots), and the first solve by simplex beat interior
-    // point too (0.9 s against 2.0 s at 1,000 x 10,000).
+    // Simplex throughout (see the module docs).
     loaded.prefer_warm_simplex()?;
     for pass in 0..=MAX_PASSES {
         let sol = loaded.solve()?;
