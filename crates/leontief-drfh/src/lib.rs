@@ -16,6 +16,7 @@
 //! lists do not apply to it: the output says so).
 #![deny(missing_docs)]
 
+mod capped;
 pub mod maxmin;
 mod merge;
 pub mod nfc;
@@ -197,6 +198,8 @@ fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Alloc
     a.certificate = Some(leontief_core::MaxMinCertificate {
         path: if o.pooled_first {
             "pooled"
+        } else if o.capped {
+            "capped"
         } else if o.patterns {
             "patterns"
         } else if o.generated {

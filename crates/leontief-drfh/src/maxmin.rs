@@ -226,6 +226,9 @@ pub struct MaxMinOutcome {
     pub pooled_first: bool,
     /// True when the pattern master ran ([`crate::patterns`]).
     pub patterns: bool,
+    /// True when every user was placed at its cap without an LP
+    /// ([`crate::capped`]).
+    pub capped: bool,
     /// Classes solved when identical entries were merged
     /// ([`crate::merge`]).
     pub merged_classes: Option<usize>,
@@ -255,6 +258,7 @@ impl MaxMinOutcome {
             certificates: Vec::new(),
             pooled_first: false,
             patterns: false,
+            capped: false,
             merged_classes: None,
         }
     }
@@ -857,6 +861,13 @@ pub fn lex_max_min<B: LpBackend>(
         let mut o = lex_max_min(backend, &merged.instance, sigma, placement, settings)?;
         crate::merge::split(&mut o, &merged, instance.num_resources());
         return Ok(o);
+    }
+    if settings.columns == Columns::Auto {
+        if let Some(out) =
+            crate::capped::solve(instance, sigma, placement, settings.level_tolerance)
+        {
+            return Ok(out);
+        }
     }
     let rows = instance.num_entries() * instance.num_resources();
     let few_entries = match settings.columns {

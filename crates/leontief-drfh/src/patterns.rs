@@ -633,7 +633,7 @@ fn frozen_start(frozen: &[Weighted], active_set: &[Weighted], active: &[bool]) -
 /// theta capped at once, and a user blocked under degenerate duals (a
 /// zero price) waits for a round whose level does not rise; both get the
 /// flat LP's round this way. The certificates follow their users.
-fn number_rounds(out: &mut MaxMinOutcome, tolerance: f64) {
+pub(crate) fn number_rounds(out: &mut MaxMinOutcome, tolerance: f64) {
     let mut order: Vec<usize> = (0..out.levels.len())
         .filter(|&n| out.frozen_round[n] > 0)
         .collect();

@@ -136,6 +136,63 @@ proptest! {
         }
     }
 
+    /// Every user capped low enough to fit (the simulator's usual case):
+    /// the default path places them all at their caps without an LP, with
+    /// the flat LP's levels and rounds, and the certificate check proves
+    /// each by its cap; with caps too large to fit, the default path falls
+    /// back to the LPs and still matches.
+    #[test]
+    fn every_user_at_its_cap_needs_no_lp(
+        inst in instance(Shape::default()),
+        which in 0u8..3,
+        fraction in 0.01f64..1.0,
+    ) {
+        // Caps at a fraction of what each user could run alone, spread by
+        // index so the rounds differ.
+        let mut raw = inst.to_raw();
+        for (n, u) in raw.users.iter_mut().enumerate() {
+            let alone: f64 = inst
+                .server_ids()
+                .map(|i| inst.gamma(leontief_core::UserId(n), i))
+                .sum();
+            let cap = alone * fraction * (1.0 + n as f64) / inst.num_users() as f64;
+            u.tasks = (cap > 0.0).then_some(cap);
+        }
+        let Ok(capped) = Instance::new(raw) else { return Ok(()) };
+        let sigma = sigma_of(&capped, which);
+        let flat = run(&capped, &sigma, Columns::All);
+        let auto = run(&capped, &sigma, Columns::Auto);
+        prop_assert_eq!(flat.status, Status::Optimal);
+        prop_assert_eq!(auto.status, Status::Optimal);
+        for n in 0..capped.num_users() {
+            prop_assert!(
+                close(flat.levels[n], auto.levels[n], 1e-6),
+                "user {}: flat {} auto {} (capped path {})", n, flat.levels[n], auto.levels[n], auto.capped
+            );
+        }
+        prop_assert_eq!(&flat.frozen_round, &auto.frozen_round);
+        let x = user_tasks(&auto);
+        let c = certify(&capped, &sigma, &auto, &x);
+        prop_assert!(c.ok, "{:?} (capped path {})", c, auto.capped);
+        let f = leontief_audit::feasibility(
+            &capped,
+            &x,
+            &auto.tasks,
+            true,
+            &leontief_audit::AuditTolerance::default(),
+        );
+        prop_assert!(f.ok, "{:?}", f.violations);
+        if auto.capped {
+            prop_assert_eq!(auto.lps, 0);
+            // One user 1% short of its cap is no longer proved.
+            if let Some(n) = (0..capped.num_users()).find(|&n| x[n] > 0.0) {
+                let mut y = x.clone();
+                y[n] *= 0.99;
+                prop_assert!(!certify(&capped, &sigma, &auto, &y).ok);
+            }
+        }
+    }
+
     /// Identical servers listed separately, with and without weights:
     /// the pooled-first path realises the pooled levels.
     #[test]
@@ -222,5 +279,34 @@ fn google_cell_pooled_certificate_leaves_no_room() {
         assert!(o.pooled_first, "seed {seed}: pooled path not taken");
         let c = certify_to(&inst, &sigma, &o, &user_tasks(&o), 1e-8);
         assert!(c.ok, "seed {seed}: {c:?}");
+    }
+}
+
+/// The simulator's shape: 12 users capped at a few tasks each on 5 server
+/// classes, and the benchmark's heterogeneous servers: the default path
+/// places every user at its cap with no LP, as the flat LP does.
+#[test]
+fn capped_users_on_heterogeneous_servers_take_no_lp() {
+    for (m, seed) in [(2, 1), (3, 2), (4, 3)] {
+        let inst = generate::heterogeneous(12, 30, m, seed);
+        let mut raw = inst.to_raw();
+        for (n, u) in raw.users.iter_mut().enumerate() {
+            u.tasks = Some(1.0 + n as f64);
+        }
+        let inst = Instance::new(raw).unwrap();
+        let sigma = dominant_sigma(&inst);
+        let auto = run(&inst, &sigma, Columns::Auto);
+        assert!(auto.capped, "m {m} seed {seed}");
+        assert_eq!(auto.lps, 0);
+        let flat = run(&inst, &sigma, Columns::All);
+        for n in 0..inst.num_users() {
+            assert!(
+                close(flat.levels[n], auto.levels[n], 1e-9),
+                "m {m} user {n}"
+            );
+        }
+        assert_eq!(flat.frozen_round, auto.frozen_round);
+        assert_eq!(auto.rounds, 12);
+        assert!(certify(&inst, &sigma, &auto, &user_tasks(&auto)).ok);
     }
 }
