@@ -109,7 +109,7 @@ pub fn solve<B: LpBackend>(
         Mechanism::Nfc => nfc(backend, instance),
         Mechanism::Tsf => {
             let o = lex_max_min(backend, instance, &tsf_sigma(instance), true, settings)?;
-            Ok(from_outcome(instance, "tsf", o))
+            Ok(from_outcome(instance, "tsf", o, settings.explain))
         }
     }
 }
@@ -174,7 +174,12 @@ fn first_level(levels: &[f64], round: &[usize]) -> f64 {
     }
 }
 
-fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Allocation {
+fn from_outcome(
+    instance: &Instance,
+    mechanism: &str,
+    o: MaxMinOutcome,
+    explain_users: bool,
+) -> Allocation {
     if o.tasks.is_empty() {
         let mut a = Allocation::empty(instance, mechanism, o.status);
         a.backend_status = Some(o.raw_status);
@@ -193,7 +198,9 @@ fn from_outcome(instance: &Instance, mechanism: &str, o: MaxMinOutcome) -> Alloc
     a.lps_solved = o.lps;
     a.build_seconds = o.build_seconds;
     a.solve_seconds = o.solve_seconds;
-    a.explanation = explain(instance, &a, &o.frozen_round, &o.freeze, &o.levels);
+    if explain_users {
+        a.explanation = explain(instance, &a, &o.frozen_round, &o.freeze, &o.levels);
+    }
     let m = instance.num_resources();
     a.certificate = Some(leontief_core::MaxMinCertificate {
         path: if o.pooled_first {
@@ -236,7 +243,7 @@ pub fn drfh<B: LpBackend>(
 ) -> Result<Allocation, DrfhError> {
     let sigma = dominant_sigma(instance);
     let o = lex_max_min(backend, instance, &sigma, true, settings)?;
-    Ok(from_outcome(instance, "drfh", o))
+    Ok(from_outcome(instance, "drfh", o, settings.explain))
 }
 
 /// k-DF: closed form on one server entry, k-DFH (the LP operator) on several.
@@ -257,7 +264,7 @@ pub fn kdf<B: LpBackend>(
         return Ok(single_pool(instance, &sigma, "kdf"));
     }
     let o = lex_max_min(backend, instance, &sigma, true, settings)?;
-    Ok(from_outcome(instance, "kdf", o))
+    Ok(from_outcome(instance, "kdf", o, settings.explain))
 }
 
 /// Per-server DRF: DRF inside each server entry separately (the naive

@@ -139,6 +139,10 @@ pub struct MaxMinSettings {
     pub share_tolerance: f64,
     /// Which pairs the LP holds (the flat LP, or column generation).
     pub columns: Columns,
+    /// Write each user's one-sentence explanation into the allocation
+    /// (default true). The simulator's exact DRFH mode, which reads only
+    /// the task counts of thousands of allocations, turns it off.
+    pub explain: bool,
 }
 
 impl Default for MaxMinSettings {
@@ -149,6 +153,7 @@ impl Default for MaxMinSettings {
             freeze_relaxation: 1e-10,
             share_tolerance: 1e-8,
             columns: Columns::Auto,
+            explain: true,
         }
     }
 }

@@ -38,7 +38,11 @@ pub(crate) fn fluid<B: LpBackend>(
     let mut now = 0.0f64;
     let (mut events, mut solves) = (0u64, 0u64);
     let mut last_report = 0.0;
-    let settings = MaxMinSettings::default();
+    // Only the task counts are read: no per-user explanations.
+    let settings = MaxMinSettings {
+        explain: false,
+        ..MaxMinSettings::default()
+    };
     loop {
         // Next completion: per user, the least virtual finish.
         let mut completion: Option<f64> = None;
