@@ -86,6 +86,12 @@ fn above_twenty_thousand_pairs_the_certificate_alone_verifies() {
         let c = &v["certificate"];
         assert_eq!(c["pairs"], 60 * 400);
         assert!(c["columns"].as_u64().unwrap() < 60 * 400);
+        // Above 20,000 pairs DRFH still gets its references: it is its
+        // own fairness reference, and NFC bounds its total.
+        let refs = &v["gap"];
+        assert!((refs["percent_fairness"].as_f64().unwrap() - 100.0).abs() < 1e-9);
+        let eff = refs["percent_efficiency"].as_f64().unwrap();
+        assert!(eff > 0.0 && eff <= 100.0 + 1e-6, "{eff}");
         // `--verify always` adds the flat LP checks, which agree.
         let always = solve(&p, &["--verify", "always"]);
         assert_eq!(always["verification"]["max_min"]["ok"], true);
