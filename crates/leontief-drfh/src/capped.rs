@@ -59,6 +59,16 @@ pub(crate) fn solve(
             .sum()
     };
     let mut order: Vec<usize> = (0..nu).filter(|&n| !entries[n].is_empty()).collect();
+    // The caps must fit the pooled capacity first (no fill can do better).
+    for r in 0..m {
+        let need: f64 = order
+            .iter()
+            .map(|&n| users[n].demand[r] * users[n].tasks.unwrap_or(0.0))
+            .sum();
+        if need > total[r] {
+            return None;
+        }
+    }
     order.sort_by(|&a, &b| {
         entries[a]
             .len()
