@@ -41,39 +41,38 @@ pub(crate) fn solve(
         instance.num_users(),
     );
     let users = instance.users();
-    let mut entries: Vec<Vec<ServerId>> = vec![Vec::new(); nu];
+    // Runnable entries per user, counted (not stored: up to N k pairs).
+    let mut count = vec![0usize; nu];
     for n in 0..nu {
         if sigma[n].is_finite() && sigma[n] > 0.0 {
-            for_each_runnable(instance, UserId(n), placement, |i| entries[n].push(i));
+            for_each_runnable(instance, UserId(n), placement, |_| count[n] += 1);
         }
-        if !entries[n].is_empty() && users[n].tasks.is_none() {
+        if count[n] > 0 && users[n].tasks.is_none() {
             return None;
         }
     }
-    let total = instance.total_capacity();
-    let size = |n: usize| -> f64 {
-        let t = users[n].tasks.unwrap_or(0.0);
-        (0..m)
-            .filter(|&r| total[r] > 0.0)
-            .map(|r| users[n].demand[r] * t / total[r])
-            .sum()
-    };
-    let mut order: Vec<usize> = (0..nu).filter(|&n| !entries[n].is_empty()).collect();
+    let cap = |n: usize| users[n].tasks.unwrap_or(0.0);
+    let mut order: Vec<usize> = (0..nu).filter(|&n| count[n] > 0).collect();
     // The caps must fit the pooled capacity first (no fill can do better).
+    let total = instance.total_capacity();
     for r in 0..m {
-        let need: f64 = order
-            .iter()
-            .map(|&n| users[n].demand[r] * users[n].tasks.unwrap_or(0.0))
-            .sum();
+        let need: f64 = order.iter().map(|&n| users[n].demand[r] * cap(n)).sum();
         if need > total[r] {
             return None;
         }
     }
+    let size: Vec<f64> = (0..nu)
+        .map(|n| {
+            (0..m)
+                .filter(|&r| total[r] > 0.0)
+                .map(|r| users[n].demand[r] * cap(n) / total[r])
+                .sum()
+        })
+        .collect();
     order.sort_by(|&a, &b| {
-        entries[a]
-            .len()
-            .cmp(&entries[b].len())
-            .then(size(b).total_cmp(&size(a)))
+        count[a]
+            .cmp(&count[b])
+            .then(size[b].total_cmp(&size[a]))
             .then(a.cmp(&b))
     });
     let room0: Vec<f64> = (0..k)
@@ -82,16 +81,15 @@ pub(crate) fn solve(
     // Two splits: in proportion to what each entry can still hold of the
     // user; failing that, weighted as well by how evenly the user fills
     // the entry's room (it leaves least of the other resources stranded).
-    let tasks = fill(instance, &entries, &order, &room0, false)
-        .or_else(|| fill(instance, &entries, &order, &room0, true))?;
-    let mut out = MaxMinOutcome::start(nu, entries.iter().map(Vec::len).sum());
+    let tasks = fill(instance, placement, &order, &room0, false)
+        .or_else(|| fill(instance, placement, &order, &room0, true))?;
+    let mut out = MaxMinOutcome::start(nu, count.iter().sum());
     out.raw_status = "every user at its cap (greedy fill, no LP)".into();
     out.capped = true;
     for &n in &order {
-        let cap = users[n].tasks.expect("checked above");
         // The row sum, not the cap: what the allocation holds.
         let held: f64 = tasks[n].iter().sum();
-        out.levels[n] = sigma[n] * held.min(cap) / users[n].weight;
+        out.levels[n] = sigma[n] * held.min(cap(n)) / users[n].weight;
         out.freeze[n] = Freeze::Capped;
         out.frozen_round[n] = 1;
     }
@@ -105,7 +103,7 @@ pub(crate) fn solve(
 /// fills the entry's room, with `aligned`); `None` when one falls short.
 fn fill(
     instance: &Instance,
-    entries: &[Vec<ServerId>],
+    placement: bool,
     order: &[usize],
     room0: &[f64],
     aligned: bool,
@@ -114,14 +112,14 @@ fn fill(
     let users = instance.users();
     let mut room = room0.to_vec();
     let mut tasks = vec![vec![0.0; k]; users.len()];
-    let (mut fit, mut share) = (Vec::new(), Vec::new());
+    // Per runnable entry of the user: (entry, what it can hold, weight).
+    let mut fit: Vec<(usize, f64, f64)> = Vec::new();
     for &n in order {
         let d = &users[n].demand;
         let cap = users[n].tasks.expect("checked by the caller");
         fit.clear();
-        share.clear();
         let (mut sum, mut weighted) = (0.0, 0.0);
-        for &i in &entries[n] {
+        for_each_runnable(instance, UserId(n), placement, |i| {
             let (mut lo, mut hi) = (f64::INFINITY, 0.0f64);
             for r in (0..m).filter(|&r| d[r] > 0.0) {
                 let f = room[i.0 * m + r] / d[r];
@@ -130,31 +128,31 @@ fn fill(
             }
             let f = lo.max(0.0);
             let w = if aligned && hi > 0.0 { f * f / hi } else { f };
-            fit.push(f);
-            share.push(w);
+            fit.push((i.0, f, w));
             sum += f;
             weighted += w;
-        }
+        });
         // Short of the cap (or NaN): not every user fits this way.
         if sum.is_nan() || sum < cap || weighted.is_nan() || weighted <= 0.0 {
             return None;
         }
-        // x_i = t w_i, capped at fit_i: t by the largest that the weighted
-        // split allows, then the rest from the entries with room left.
+        // x_i = t w_i, capped at what entry i holds; the rest from the
+        // entries with room left.
+        let row = &mut tasks[n];
         let mut left = cap;
         let t = cap / weighted;
-        for ((&i, &f), &w) in entries[n].iter().zip(&fit).zip(&share) {
+        for &(i, f, w) in &fit {
             let x = (t * w).min(f).min(left);
             if x > 0.0 {
-                tasks[n][i.0] = x;
+                row[i] = x;
                 left -= x;
             }
         }
         if left > 0.0 {
-            for (&i, &f) in entries[n].iter().zip(&fit) {
-                let x = (f - tasks[n][i.0]).max(0.0).min(left);
+            for &(i, f, _) in &fit {
+                let x = (f - row[i]).max(0.0).min(left);
                 if x > 0.0 {
-                    tasks[n][i.0] += x;
+                    row[i] += x;
                     left -= x;
                 }
             }
@@ -162,10 +160,10 @@ fn fill(
         if left > 1e-12 * cap {
             return None;
         }
-        for &i in &entries[n] {
-            let x = tasks[n][i.0];
+        for &(i, _, _) in &fit {
+            let x = row[i];
             for r in 0..m {
-                let l = &mut room[i.0 * m + r];
+                let l = &mut room[i * m + r];
                 *l = (*l - d[r] * x).max(0.0);
             }
         }
