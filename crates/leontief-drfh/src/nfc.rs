@@ -33,7 +33,7 @@ use crate::pricing::{for_each_runnable, price, seed};
 use crate::DrfhError;
 use leontief_core::verification::LpOptimality;
 use leontief_core::{Allocation, Instance, ServerId, TotalCertificate, UserId, Verification};
-use leontief_model::{LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution};
+use leontief_model::{LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution, Status};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -80,6 +80,56 @@ pub fn nfc_with<B: LpBackend>(
     instance: &Instance,
     path: NfcPath,
 ) -> Result<Allocation, DrfhError> {
+    let s = run(backend, instance, path)?;
+    let mut a = s.lp.allocation(instance, &s.sol, s.path, s.pairs, s.passes);
+    if s.status != s.sol.status {
+        // Column generation stopped before pricing closed: no proof.
+        a.status = s.status;
+        a.total_certificate = None;
+    }
+    if let Some(r) = s.residuals {
+        a.verification = Some(Verification {
+            ok: r.ok,
+            optimality: Some(r),
+            ..Verification::default()
+        });
+    }
+    a.build_seconds = s.build_seconds;
+    a.solve_seconds = s.solve_seconds;
+    a.lps_solved = s.solves;
+    a.notes
+        .push("NFC maximises total tasks; the total is unique, the allocation is not".into());
+    Ok(a)
+}
+
+/// The NFC total alone (`None` when the LP ends without a solution or
+/// column generation does not close): what the references of 002 need,
+/// without the N x k tasks matrix of an [`Allocation`].
+pub fn nfc_total<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Option<f64>, DrfhError> {
+    let s = run(backend, instance, NfcPath::Auto)?;
+    Ok((s.status == Status::Optimal).then(|| s.sol.x.iter().map(|x| x.max(0.0)).sum()))
+}
+
+/// A solved NFC LP, before it becomes an allocation.
+struct Solved {
+    lp: Lp,
+    sol: Solution,
+    /// `flat` or `generated`.
+    path: &'static str,
+    /// The outcome: the last solve's, or `IterationLimit` when pricing
+    /// did not close.
+    status: Status,
+    pairs: usize,
+    passes: usize,
+    solves: usize,
+    build_seconds: f64,
+    solve_seconds: f64,
+    /// The flat LP's residuals, recomputed.
+    residuals: Option<LpOptimality>,
+}
+
+/// Build and solve NFC's LP by `path`.
+fn run<B: LpBackend>(backend: &B, instance: &Instance, path: NfcPath) -> Result<Solved, DrfhError> {
     let t0 = Instant::now();
     let pairs = runnable_pairs(instance);
     let generated = match path {
@@ -88,52 +138,58 @@ pub fn nfc_with<B: LpBackend>(
         NfcPath::Generated => true,
     } && backend.can_add_cols();
     let mut lp = Lp::new(instance);
-    let mut a = if generated {
-        let candidates = seed_pairs(instance);
-        lp.add(instance, &candidates);
+    if generated {
+        lp.add(instance, &seed_pairs(instance));
         let mut loaded = backend.load(lp.builder.take().expect("built once").build())?;
-        let build = t0.elapsed().as_secs_f64();
-        let mut a = generate(&mut loaded, &mut lp, instance, pairs)?;
-        a.build_seconds = build;
-        a
-    } else {
-        let all: Vec<Vec<ServerId>> = instance
-            .user_ids()
-            .map(|n| {
-                instance
-                    .server_ids()
-                    .filter(|&i| instance.can_run_on(n, i))
-                    .collect()
-            })
-            .collect();
-        lp.add(instance, &all);
-        let mut loaded = backend.load(lp.builder.take().expect("built once").build())?;
-        let build = t0.elapsed().as_secs_f64();
-        let sol = LoadedLp::solve(&mut loaded)?;
-        let mut a = lp.allocation(instance, &sol, "flat", pairs, 0);
-        if sol.status.has_solution() {
-            let r = leontief_model::residuals(LoadedLp::problem(&loaded), &sol.x, &sol.row_dual);
-            let ok = r.within(1e-7);
-            a.verification = Some(Verification {
-                ok,
-                optimality: Some(LpOptimality {
-                    property: "LP optimality of the total (independent residuals)".into(),
-                    primal_infeasibility: r.primal_infeasibility,
-                    dual_infeasibility: r.dual_infeasibility,
-                    relative_gap: r.relative_gap,
-                    ok,
-                }),
-                ..Verification::default()
-            });
+        let build_seconds = t0.elapsed().as_secs_f64();
+        let g = generate(&mut loaded, &mut lp, instance)?;
+        return Ok(Solved {
+            lp,
+            status: g.status,
+            sol: g.sol,
+            path: "generated",
+            pairs,
+            passes: g.solves,
+            solves: g.solves,
+            build_seconds,
+            solve_seconds: g.seconds,
+            residuals: None,
+        });
+    }
+    let all: Vec<Vec<ServerId>> = (0..instance.num_users())
+        .map(|n| {
+            let mut l = Vec::new();
+            for_each_runnable(instance, UserId(n), true, |i| l.push(i));
+            l
+        })
+        .collect();
+    lp.add(instance, &all);
+    let mut loaded = backend.load(lp.builder.take().expect("built once").build())?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let sol = LoadedLp::solve(&mut loaded)?;
+    let residuals = sol.status.has_solution().then(|| {
+        let r = leontief_model::residuals(LoadedLp::problem(&loaded), &sol.x, &sol.row_dual);
+        let ok = r.within(1e-7);
+        LpOptimality {
+            property: "LP optimality of the total (independent residuals)".into(),
+            primal_infeasibility: r.primal_infeasibility,
+            dual_infeasibility: r.dual_infeasibility,
+            relative_gap: r.relative_gap,
+            ok,
         }
-        a.build_seconds = build;
-        a.solve_seconds = sol.seconds;
-        a.lps_solved = 1;
-        a
-    };
-    a.notes
-        .push("NFC maximises total tasks; the total is unique, the allocation is not".into());
-    Ok(a)
+    });
+    Ok(Solved {
+        lp,
+        status: sol.status,
+        solve_seconds: sol.seconds,
+        sol,
+        path: "flat",
+        pairs,
+        passes: 0,
+        solves: 1,
+        build_seconds,
+        residuals,
+    })
 }
 
 /// Pairs that can carry a task.
@@ -258,13 +314,20 @@ impl Lp {
     }
 }
 
+/// What column generation ended with.
+struct Generated {
+    sol: Solution,
+    status: Status,
+    solves: usize,
+    seconds: f64,
+}
+
 /// Column generation from the seed already in `loaded`.
 fn generate<L: LoadedLp>(
     loaded: &mut L,
     lp: &mut Lp,
     instance: &Instance,
-    pairs: usize,
-) -> Result<Allocation, DrfhError> {
+) -> Result<Generated, DrfhError> {
     let (k, m, nu) = (
         instance.num_entries(),
         instance.num_resources(),
@@ -279,11 +342,14 @@ fn generate<L: LoadedLp>(
         let sol = loaded.solve()?;
         seconds += sol.seconds;
         solves += 1;
-        if !sol.status.has_solution() || sol.status != leontief_model::Status::Optimal {
-            let mut a = lp.allocation(instance, &sol, "generated", pairs, pass);
-            a.solve_seconds = seconds;
-            a.lps_solved = solves;
-            return Ok(a);
+        if sol.status != Status::Optimal {
+            let status = sol.status;
+            return Ok(Generated {
+                sol,
+                status,
+                solves,
+                seconds,
+            });
         }
         let y = |row: Row| sol.row_dual[row.0].max(0.0);
         let p: Vec<f64> = (0..k * m).map(|j| y(lp.cap_rows[j])).collect();
@@ -303,14 +369,16 @@ fn generate<L: LoadedLp>(
         );
         let done = priced.add.iter().all(Vec::is_empty);
         if done || pass == MAX_PASSES {
-            let mut a = lp.allocation(instance, &sol, "generated", pairs, pass + 1);
-            if !done {
-                a.status = leontief_model::Status::IterationLimit;
-                a.total_certificate = None;
-            }
-            a.solve_seconds = seconds;
-            a.lps_solved = solves;
-            return Ok(a);
+            return Ok(Generated {
+                sol,
+                status: if done {
+                    Status::Optimal
+                } else {
+                    Status::IterationLimit
+                },
+                solves,
+                seconds,
+            });
         }
         let new = lp.add(instance, &priced.add);
         loaded.add_cols(&new)?;

@@ -170,7 +170,10 @@ fn add_references(
         instance
     };
     let refs = if own_drfh {
-        References::of_drfh(highs, instance, a.metrics.min_normalised_share())?
+        match References::of_drfh(highs, instance, a.metrics.min_normalised_share())? {
+            Some(r) => r,
+            None => return Ok(()),
+        }
     } else {
         References::compute(highs, reference_instance)?
     };
