@@ -921,14 +921,24 @@ pub fn lex_max_min<B: LpBackend>(
             backend.can_add_cols() && pairs > FLAT_UP_TO,
         ),
     };
+    let mut pooled_pairs = None;
     if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
-        if let Some(out) = crate::pooled::realise(backend, instance, sigma, placement)? {
-            return Ok(out);
+        match crate::pooled::realise(backend, instance, sigma, placement)? {
+            crate::pooled::Pooled::Realised(out) => return Ok(*out),
+            crate::pooled::Pooled::Short(pairs) => pooled_pairs = Some(pairs),
+            crate::pooled::Pooled::Failed => {}
         }
     }
+    // The pooled LP's pairs hold its optimum: column generation from them
+    // instead of the flat LP (measured at 100 x 1,000 with 4 resources,
+    // seed 2: one pricing pass, 2.7 s against 15 s; from the usual seed,
+    // 37 passes and 188 s).
+    let generate = generate || pooled_pairs.is_some();
     let seed = generate.then(|| {
-        let usable: Vec<bool> = sigma.iter().map(|s| s.is_finite() && *s > 0.0).collect();
-        crate::pricing::seed(instance, &usable, placement, SEED_PER_USER)
+        pooled_pairs.unwrap_or_else(|| {
+            let usable: Vec<bool> = sigma.iter().map(|s| s.is_finite() && *s > 0.0).collect();
+            crate::pricing::seed(instance, &usable, placement, SEED_PER_USER)
+        })
     });
     let mut mm = build(instance, sigma, placement, seed.as_deref());
     let problem = std::mem::replace(

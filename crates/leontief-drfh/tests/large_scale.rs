@@ -264,6 +264,50 @@ fn heterogeneous_instances_agree_and_certify() {
     }
 }
 
+/// Heterogeneous instances whose pooled levels are out of reach on the
+/// real servers: the pooled LP (Clarabel, then pricing) ends short, and
+/// column generation from its pairs gives the flat LP's levels, rounds
+/// and a certificate that holds, in no more than two pricing passes.
+#[test]
+fn pooled_levels_out_of_reach_seed_column_generation() {
+    for (n, k, m, seed) in [
+        (10, 30, 3, 1),
+        (20, 60, 3, 3),
+        (10, 30, 4, 1),
+        (10, 30, 4, 5),
+        (40, 200, 3, 5),
+    ] {
+        let inst = generate::heterogeneous(n, k, m, seed);
+        let sigma = dominant_sigma(&inst);
+        let generated = run(&inst, &sigma, Columns::Generated);
+        let flat = run(&inst, &sigma, Columns::All);
+        let what = format!("{n} x {k}, {m} resources, seed {seed}");
+        assert_eq!(generated.status, Status::Optimal, "{what}");
+        assert!(
+            !generated.pooled_first,
+            "{what}: the pooled levels were realised"
+        );
+        assert!(generated.generated, "{what}");
+        assert!(
+            generated.pricing_passes <= 2,
+            "{what}: {} passes",
+            generated.pricing_passes
+        );
+        assert!(generated.columns < n * k, "{what}: every pair held");
+        for u in 0..n {
+            assert!(
+                close(generated.levels[u], flat.levels[u], 1e-6),
+                "{what}: user {u}: {} against {}",
+                generated.levels[u],
+                flat.levels[u]
+            );
+        }
+        assert_eq!(generated.frozen_round, flat.frozen_round, "{what}");
+        let c = certify(&inst, &sigma, &generated, &user_tasks(&generated));
+        assert!(c.ok, "{what}: {c:?}");
+    }
+}
+
 /// The Google cell with 1,000 users through the pooled-first path: every
 /// user is exactly at its pooled level, so the certificate leaves no room
 /// even to the smallest user. (With the levels asked 1e-10 low, the snap

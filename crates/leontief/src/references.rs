@@ -31,23 +31,14 @@ impl References {
         })
     }
 
-    /// The references of an exact DRFH answer: its own smallest
-    /// normalised dominant share, and the NFC total (one solve: NFC's
-    /// column generation, about a tenth of DRFH's time at 10^7 pairs; the
-    /// total alone, no tasks matrix). `None` when NFC ends without an
-    /// optimum (the answer then has no references, as above the size
-    /// limit).
-    pub fn of_drfh(
-        highs: &Highs,
-        instance: &Instance,
-        fairness: f64,
-    ) -> Result<Option<References>, Error> {
-        let total = leontief_drfh::nfc::nfc_total(highs, instance)
-            .map_err(|e| could_not_run(format!("reference NFC: {e}")))?;
-        Ok(total.map(|efficiency| References {
-            fairness,
-            efficiency,
-        }))
+    /// The efficiency reference of an exact DRFH answer (which is its own
+    /// fairness reference): the NFC total alone (one solve: NFC's column
+    /// generation, about a tenth of DRFH's time at 10^7 pairs; no tasks
+    /// matrix). `None` when NFC ends without an optimum (the answer then
+    /// has no references, as above the size limit).
+    pub fn nfc_total(highs: &Highs, instance: &Instance) -> Result<Option<f64>, Error> {
+        leontief_drfh::nfc::nfc_total(highs, instance)
+            .map_err(|e| could_not_run(format!("reference NFC: {e}")))
     }
 
     /// 100 x (smallest normalised share) / DRFH's.

@@ -18,8 +18,21 @@ pub(crate) fn solve_one(
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Error> {
     let (scaled, scaling) = instance.normalised();
-    let a = solve_unchecked(highs, &scaled, mechanism)?;
-    let mut a = finish(highs, &scaled, mechanism, a, verify_mode)?;
+    // Exact DRFH's only reference solve, NFC's total, does not depend on
+    // the answer: it runs beside the solve (the pooled path's Clarabel
+    // solve takes one core; measured at 100 x 1,000 with 4 resources,
+    // 0.32 -> 0.26 s end to end).
+    let (a, nfc) =
+        if matches!(mechanism, Mech::Exact(Mechanism::Drfh)) && verify_mode != VerifyMode::Never {
+            let (a, nfc) = rayon::join(
+                || solve_unchecked(highs, &scaled, mechanism),
+                || References::nfc_total(highs, &scaled),
+            );
+            (a?, Some(nfc?))
+        } else {
+            (solve_unchecked(highs, &scaled, mechanism)?, None)
+        };
+    let mut a = finish_with(highs, &scaled, mechanism, a, verify_mode, nfc)?;
     restore_units(instance, &scaling, &mut a);
     Ok(a)
 }
@@ -72,10 +85,22 @@ pub(crate) fn finish(
     highs: &Highs,
     instance: &Instance,
     mechanism: &Mech,
-    mut a: leontief_core::Allocation,
+    a: leontief_core::Allocation,
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Error> {
-    add_references(highs, instance, &mut a, verify_mode)?;
+    finish_with(highs, instance, mechanism, a, verify_mode, None)
+}
+
+/// [`finish`], with NFC's total already solved when `nfc` is `Some`.
+fn finish_with(
+    highs: &Highs,
+    instance: &Instance,
+    mechanism: &Mech,
+    mut a: leontief_core::Allocation,
+    verify_mode: VerifyMode,
+    nfc: Option<Option<f64>>,
+) -> Result<leontief_core::Allocation, Error> {
+    add_references(highs, instance, &mut a, verify_mode, nfc)?;
     a.verification = Some(verify::verify(highs, instance, mechanism, &a, verify_mode)?);
     Ok(a)
 }
@@ -151,6 +176,7 @@ fn add_references(
     instance: &Instance,
     a: &mut leontief_core::Allocation,
     verify_mode: VerifyMode,
+    nfc: Option<Option<f64>>,
 ) -> Result<(), Error> {
     let size = instance.num_users() * instance.num_entries();
     let own_drfh = a.mechanism == "drfh" && a.status == leontief_core::Status::Optimal && !a.pooled;
@@ -170,8 +196,15 @@ fn add_references(
         instance
     };
     let refs = if own_drfh {
-        match References::of_drfh(highs, instance, a.metrics.min_normalised_share())? {
-            Some(r) => r,
+        let total = match nfc {
+            Some(total) => total,
+            None => References::nfc_total(highs, instance)?,
+        };
+        match total {
+            Some(efficiency) => References {
+                fairness: a.metrics.min_normalised_share(),
+                efficiency,
+            },
             None => return Ok(()),
         }
     } else {
