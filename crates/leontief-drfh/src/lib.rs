@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod capped;
+mod direct;
 pub mod maxmin;
 mod merge;
 pub mod nfc;

@@ -933,14 +933,67 @@ pub fn lex_max_min<B: LpBackend>(
     // instead of the flat LP (measured at 100 x 1,000 with 4 resources,
     // seed 2: one pricing pass, 2.7 s against 15 s; from the usual seed,
     // 37 passes and 188 s).
-    let generate = generate || pooled_pairs.is_some();
+    let from_pooled = pooled_pairs.is_some();
+    let generate = generate || from_pooled;
     let seed = generate.then(|| {
         pooled_pairs.unwrap_or_else(|| {
             let usable: Vec<bool> = sigma.iter().map(|s| s.is_finite() && *s > 0.0).collect();
             crate::pricing::seed(instance, &usable, placement, SEED_PER_USER)
         })
     });
-    let mut mm = build(instance, sigma, placement, seed.as_deref());
+    // Below Clarabel's limit, the rounds from the pooled LP's pairs run on
+    // Clarabel ([`crate::direct`]); should it end without an optimum,
+    // HiGHS runs them again.
+    let users = (0..nu)
+        .filter(|&n| sigma[n].is_finite() && sigma[n] > 0.0)
+        .count();
+    if let Some(seed) = seed
+        .as_ref()
+        .filter(|_| from_pooled && users <= crate::direct::MAX_USERS)
+    {
+        let direct = crate::direct::Direct::new()?;
+        let out = rounds(
+            &direct,
+            instance,
+            sigma,
+            placement,
+            settings,
+            Some(seed),
+            generate,
+            t_build,
+        )?;
+        if out.status == Status::Optimal {
+            return Ok(out);
+        }
+    }
+    rounds(
+        backend,
+        instance,
+        sigma,
+        placement,
+        settings,
+        seed.as_deref(),
+        generate,
+        t_build,
+    )
+}
+
+/// The operator's rounds (see the module docs) on the LP with every
+/// runnable pair, or with the pairs of `seed` grown by pricing when
+/// `generate`.
+#[allow(clippy::too_many_arguments)]
+fn rounds<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    settings: &MaxMinSettings,
+    seed: Option<&[Vec<ServerId>]>,
+    generate: bool,
+    t_build: Instant,
+) -> Result<MaxMinOutcome, BackendError> {
+    let nu = instance.num_users();
+    let mut mm = build(instance, sigma, placement, seed);
     let problem = std::mem::replace(
         &mut mm.problem,
         ProblemBuilder::new(Sense::Maximise).build(),

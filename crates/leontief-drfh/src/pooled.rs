@@ -54,7 +54,7 @@
 //! (before: HiGHS's passes first, 3.8 s lost at 100 x 1,000 with 4
 //! resources, seed 2). HiGHS takes over only when Clarabel does not end
 //! optimal or [`DIRECT_PASSES`] run out, and with more than
-//! [`DIRECT_MAX_USERS`] users, where Clarabel's factorisation costs more
+//! [`crate::direct::MAX_USERS`] users, where Clarabel's factorisation costs more
 //! than HiGHS's iterations.
 //!
 //! Tried and left out: groups of entries of nearly one direction as
@@ -99,20 +99,8 @@ const SPREAD_SECTOR: usize = 1;
 /// lower bounds use this much of it.
 const SATURATED: f64 = 1.0 - 1e-9;
 
-/// Clarabel's tolerances on the pooled LP.
-const DIRECT_TOLERANCE: f64 = 1e-12;
-
-/// Runnable users up to which Clarabel solves the LP first. Its
-/// factorisation fills in a dense block over the users (each entry's
-/// columns join its few candidate users), about N^3 / 3 per iteration:
-/// measured with 2 resources, Clarabel against HiGHS, 3.5 s against 12 s
-/// at 1,000 x 10,000, 29.5 s against 26.2 s at 2,000 x 10,000, 114 s
-/// against 15 s at 3,000 x 3,000, and more than 12 minutes against
-/// 407 s at 10,000 x 10,000.
-const DIRECT_MAX_USERS: usize = 1_500;
-
 /// Pricing passes on Clarabel's duals before the backend takes over.
-const DIRECT_PASSES: usize = 3;
+const DIRECT_PASSES: usize = 8;
 
 /// How the pooled-first path ended.
 pub(crate) enum Pooled {
@@ -292,20 +280,20 @@ fn at_levels<B: LpBackend>(
         ..base
     };
     let runnable = mm.runnable.iter().filter(|&&r| r).count();
-    let first = if runnable <= DIRECT_MAX_USERS {
+    let first = if runnable <= crate::direct::MAX_USERS {
         direct(&mut problem, &mut mm, instance, placement, &mut out)?
     } else {
-        Direct::Undecided
+        Verdict::Undecided
     };
     match first {
-        Direct::Realised(sol) => {
+        Verdict::Realised(sol) => {
             out.raw_status = sol.raw_status.clone();
             out.columns = mm.pairs.iter().map(Vec::len).sum();
             finish(&mut out, &mm, &sol.x, instance, sigma);
             return Ok(Pooled::Realised(Box::new(out)));
         }
-        Direct::Short => return Ok(Pooled::Short(entries(&mm))),
-        Direct::Undecided => {}
+        Verdict::Short => return Ok(Pooled::Short(entries(&mm))),
+        Verdict::Undecided => {}
     }
     let mut lp = backend.load(problem)?;
     lp.interior_point_primal()?;
@@ -342,7 +330,7 @@ fn entries(mm: &MaxMinLp) -> Vec<Vec<ServerId>> {
 }
 
 /// How [`direct`] ended.
-enum Direct {
+enum Verdict {
     /// Theta reached 1: this solution realises the pooled levels.
     Realised(leontief_model::Solution),
     /// An optimum below 1 with no pair pricing in: the pooled levels are
@@ -354,37 +342,32 @@ enum Direct {
     Undecided,
 }
 
-/// The LP solved by Clarabel (direct sparse factorisation), grown by
-/// pricing under its duals for at most [`DIRECT_PASSES`] passes. When
-/// undecided, the caller goes on with its backend from the columns added
-/// here.
+/// The LP solved by Clarabel ([`crate::direct`]), grown by pricing under
+/// its duals for at most [`DIRECT_PASSES`] passes. When undecided, the
+/// caller goes on with its backend from the columns added here
+/// (`problem` is updated).
 fn direct(
     problem: &mut leontief_model::Problem,
     mm: &mut MaxMinLp,
     instance: &Instance,
     placement: bool,
     out: &mut MaxMinOutcome,
-) -> Result<Direct, BackendError> {
-    let backend = leontief_clarabel::Clarabel::new(leontief_clarabel::ClarabelSettings {
-        tol_gap_abs: DIRECT_TOLERANCE,
-        tol_gap_rel: DIRECT_TOLERANCE,
-        tol_feas: DIRECT_TOLERANCE,
-        ..Default::default()
-    })
-    .map_err(|e| BackendError::Native {
-        backend: "clarabel",
-        call: "settings",
-        detail: e.to_string(),
-    })?;
+) -> Result<Verdict, BackendError> {
+    let mut lp = crate::direct::Direct::new()?.load(std::mem::replace(
+        problem,
+        leontief_model::ProblemBuilder::new(leontief_model::Sense::Maximise).build(),
+    ))?;
+    let mut verdict = Verdict::Undecided;
     for pass in 0..=DIRECT_PASSES {
-        let sol = backend.load(problem.clone())?.solve()?;
+        let sol = lp.solve()?;
         out.solve_seconds += sol.seconds;
         if sol.status != Status::Optimal {
-            return Ok(Direct::Undecided);
+            break;
         }
         out.lps += 1;
         if sol.x[mm.theta.0] >= 1.0 - 1e-9 {
-            return Ok(Direct::Realised(sol));
+            verdict = Verdict::Realised(sol);
+            break;
         }
         if pass == DIRECT_PASSES {
             break;
@@ -394,12 +377,14 @@ fn direct(
         out.pricing_passes += 1;
         out.pricing_seconds += t0.elapsed().as_secs_f64();
         if new.is_empty() {
-            return Ok(Direct::Short);
+            verdict = Verdict::Short;
+            break;
         }
-        for (col, (n, i)) in new.iter().zip(owners) {
-            let c = problem.push_col(col);
+        let cols = lp.add_cols(&new)?;
+        for (c, (n, i)) in cols.into_iter().zip(owners) {
             mm.pairs[n].push((i, c));
         }
     }
-    Ok(Direct::Undecided)
+    *problem = lp.problem().clone();
+    Ok(verdict)
 }
