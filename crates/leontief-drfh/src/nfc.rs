@@ -106,6 +106,12 @@ pub fn nfc_with<B: LpBackend>(
 /// column generation does not close): what the references of 002 need,
 /// without the N x k tasks matrix of an [`Allocation`].
 pub fn nfc_total<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Option<f64>, DrfhError> {
+    // Identical entries merged first: any allocation on a class splits
+    // onto its members in proportion to their counts, so the total is the
+    // same (the Google cell listed as 12,583 entries: its 10 classes).
+    if let Some(merged) = crate::merge::merge_identical(instance, true) {
+        return nfc_total(backend, &merged.instance);
+    }
     let s = run(backend, instance, NfcPath::Auto)?;
     Ok((s.status == Status::Optimal).then(|| s.sol.x.iter().map(|x| x.max(0.0)).sum()))
 }

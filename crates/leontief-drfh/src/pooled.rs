@@ -29,14 +29,10 @@
 //!
 //! ## Which solver
 //!
-//! The LP is solved by Clarabel first ([`direct`]): an interior point
-//! method whose every step is one sparse LDL factorisation of the KKT
-//! system. The LP's structure suits it: each entry's m capacity rows touch
-//! only its few candidate columns, each user's link row only its own.
-//! HiGHS's interior point (IPX) solves the same normal equations by
-//! preconditioned conjugate gradients and took 10 ms per iteration on a
-//! 500-row LP. Measured (fifteenth session, release, 2 cores, seed 1,
-//! end to end with the certificate check), HiGHS IPX against Clarabel:
+//! The LP is solved by Clarabel first ([`direct`], on
+//! [`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
+//! session, release, 2 cores, seed 1, end to end with the certificate
+//! check and drfh's references), HiGHS IPX against Clarabel:
 //!
 //! | instance | 2 resources | 3 resources | 4 resources |
 //! |---|---|---|---|
@@ -44,18 +40,15 @@
 //! | 300 x 3,000 | 1.5 -> 0.46 s | 2.95 -> 0.64 s | 7.8 -> 1.7 s |
 //! | 1,000 x 10,000 | 13.2 -> 5.3 s | 28.7 -> 10.0 s | |
 //!
-//! Clarabel's tolerances are 1e-12: at 1e-10 the Google cell forced
-//! through this path (1,000 users on 10 entries) left 1.1e-8 of a user's
-//! level unproved by the pooled prices after the snap and the capacity
-//! repair (the certificate test asks 1e-8); 1e-12 costs 10%. When theta
-//! falls short of 1, Clarabel's duals price every pair as HiGHS's did
-//! ([`crate::maxmin::priced_columns`]); when no pair prices in, the
-//! pooled levels are out of reach and the general path runs at once
+//! When theta falls short of 1, Clarabel's duals price every pair as
+//! HiGHS's did ([`crate::maxmin::priced_columns`]); when no pair prices
+//! in, the pooled levels are out of reach: the general path runs at once
 //! (before: HiGHS's passes first, 3.8 s lost at 100 x 1,000 with 4
-//! resources, seed 2). HiGHS takes over only when Clarabel does not end
+//! resources, seed 2), its column generation seeded with this LP's pairs
+//! ([`Pooled::Short`]). HiGHS takes over only when Clarabel does not end
 //! optimal or [`DIRECT_PASSES`] run out, and with more than
-//! [`crate::direct::MAX_USERS`] users, where Clarabel's factorisation costs more
-//! than HiGHS's iterations.
+//! [`crate::direct::MAX_USERS`] users, where Clarabel's factorisation
+//! costs more than HiGHS's iterations.
 //!
 //! Tried and left out: groups of entries of nearly one direction as
 //! virtual servers (each group's capacity the members' sum of a resource

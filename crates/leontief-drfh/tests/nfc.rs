@@ -143,3 +143,41 @@ fn flat_path_prints_residuals_and_a_certificate() {
     let flat = solve(&inst, NfcPath::Flat);
     assert!(flat.verification.unwrap().optimality.unwrap().ok);
 }
+
+/// The total alone merges identical entries first: the Google cell with
+/// every class listed as separate servers has the total of its classes,
+/// and that total is NFC's own on the listed instance.
+#[test]
+fn total_alone_of_listed_servers_is_the_classes_total() {
+    let cell = generate::google_cell(60, 2);
+    let mut raw = cell.to_raw();
+    let mut listed = Vec::new();
+    for s in &raw.servers {
+        for j in 0..3 {
+            let mut one = s.clone();
+            one.name = format!("{}-{j}", s.name);
+            listed.push(one);
+        }
+    }
+    raw.servers = listed;
+    let listed = Instance::new(raw).unwrap();
+    let backend = Highs::default();
+    let of_classes = leontief_drfh::nfc::nfc_total(&backend, &cell)
+        .unwrap()
+        .unwrap();
+    let of_listed = leontief_drfh::nfc::nfc_total(&backend, &listed)
+        .unwrap()
+        .unwrap();
+    let full = solve(&listed, NfcPath::Flat);
+    assert_eq!(full.status, Status::Optimal);
+    // Three times each class's servers: three times its total.
+    assert!(
+        close(of_listed, 3.0 * of_classes, 1e-9),
+        "{of_listed} against 3 x {of_classes}"
+    );
+    assert!(
+        close(of_listed, full.metrics.total_tasks, 1e-9),
+        "{of_listed} against {}",
+        full.metrics.total_tasks
+    );
+}
