@@ -124,3 +124,47 @@ impl LoadedLp for DirectLp {
         Ok(cols.iter().map(|c| self.problem.push_col(c)).collect())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leontief_model::{ProblemBuilder, Sense, Status};
+
+    const INF: f64 = f64::INFINITY;
+
+    /// Grown by a column, re-solved from the changed problem: the
+    /// optimum of the grown LP, and bound changes take effect.
+    #[test]
+    fn added_columns_and_bounds_reach_the_solver() {
+        let mut b = ProblemBuilder::new(Sense::Maximise);
+        let r1 = b.add_row(-INF, 4.0);
+        let r2 = b.add_row(-INF, 6.0);
+        let x = b.add_col(1.0, 0.0, INF, [(r1, 1.0), (r2, 3.0)]);
+        let direct = Direct::new().unwrap();
+        assert!(direct.can_add_cols() && !direct.vertex_duals());
+        let mut lp = direct.load(b.build()).unwrap();
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::Optimal);
+        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
+        let y = lp
+            .add_cols(&[NewCol {
+                cost: 1.0,
+                lower: 0.0,
+                upper: INF,
+                entries: vec![(r1, 2.0), (r2, 1.0)],
+            }])
+            .unwrap();
+        assert_eq!(y, vec![Col(1)]);
+        let s = lp.solve().unwrap();
+        assert!((s.objective - 2.8).abs() < 1e-9, "{s:?}");
+        // Row duals price the grown LP: x and y both at reduced cost 0.
+        assert!(
+            (s.row_dual[0] - 0.4).abs() < 1e-8 && (s.row_dual[1] - 0.2).abs() < 1e-8,
+            "{s:?}"
+        );
+        lp.set_col_bounds(x, 0.0, 0.0).unwrap();
+        let s = lp.solve().unwrap();
+        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
+        assert_eq!(lp.problem().num_cols(), 2);
+    }
+}
