@@ -35,7 +35,7 @@
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettings, DefaultSolver, IPSolver, SolverStatus, SupportedConeT};
 use leontief_model::{
-    BackendError, Col, ConeKind, LoadedLp, LpBackend, Problem, Row, Sense, Solution, Status,
+    BackendError, Col, ConeKind, LoadedLp, LpBackend, NewCol, Problem, Row, Sense, Solution, Status,
 };
 
 const NAME: &str = "clarabel";
@@ -488,6 +488,15 @@ impl LoadedLp for ClarabelLp {
             })?;
         self.problem.a_value[pos] = value;
         Ok(())
+    }
+    /// Columns are appended to the problem; the next solve starts over
+    /// (no warm start, so [`LpBackend::can_add_cols`] stays false for
+    /// this backend: callers that grow an LP by many small passes want
+    /// HiGHS; `leontief-drfh` grows Clarabel's LPs where a direct
+    /// factorisation pays).
+    fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
+        self.cache = None;
+        Ok(cols.iter().map(|c| self.problem.push_col(c)).collect())
     }
 }
 

@@ -11,14 +11,13 @@
 //! users (each entry's columns join its users), about N^3 / 3 per step,
 //! so past [`MAX_USERS`] HiGHS is faster (measured in [`crate::pooled`]).
 //!
-//! Columns are added by rebuilding: each solve hands Clarabel the problem
-//! as it stands (no warm start; an interior point method gains little
-//! from one). Its solutions are interior, not vertices
+//! Columns are appended to the loaded problem and the next solve starts
+//! over (no warm start; an interior point method gains little from one). Its solutions are interior, not vertices
 //! ([`LpBackend::vertex_duals`] is false), so the operator decides every
 //! freeze by its growth LPs.
 
-use leontief_clarabel::{Clarabel, ClarabelSettings};
-use leontief_model::{BackendError, Col, LoadedLp, LpBackend, NewCol, Problem, Row, Solution};
+use leontief_clarabel::{Clarabel, ClarabelLp, ClarabelSettings};
+use leontief_model::{BackendError, LpBackend, Problem};
 
 /// Runnable users up to which Clarabel solves the max-min operator's
 /// large LPs. Measured with 2 resources on the pooled LP, Clarabel
@@ -33,7 +32,7 @@ pub(crate) const MAX_USERS: usize = 1_500;
 /// capacity repair (its test asks 1e-8); 1e-12 costs 10%.
 const TOLERANCE: f64 = 1e-12;
 
-/// Clarabel, growing its problems by rebuilding them.
+/// Clarabel, saying it grows its LPs (it does, without a warm start).
 pub(crate) struct Direct {
     clarabel: Clarabel,
 }
@@ -56,25 +55,15 @@ impl Direct {
     }
 }
 
-/// A problem held for [`Direct`]: every change is made to it, and each
-/// solve hands it to Clarabel.
-pub(crate) struct DirectLp {
-    clarabel: Clarabel,
-    problem: Problem,
-}
-
 impl LpBackend for Direct {
-    type Loaded = DirectLp;
+    type Loaded = ClarabelLp;
 
     fn name(&self) -> &'static str {
-        "clarabel"
+        self.clarabel.name()
     }
 
-    fn load(&self, problem: Problem) -> Result<DirectLp, BackendError> {
-        Ok(DirectLp {
-            clarabel: self.clarabel.clone(),
-            problem,
-        })
+    fn load(&self, problem: Problem) -> Result<ClarabelLp, BackendError> {
+        self.clarabel.load(problem)
     }
 
     fn can_add_cols(&self) -> bool {
@@ -82,53 +71,10 @@ impl LpBackend for Direct {
     }
 }
 
-impl LoadedLp for DirectLp {
-    fn solve(&mut self) -> Result<Solution, BackendError> {
-        self.clarabel.load(self.problem.clone())?.solve()
-    }
-
-    fn problem(&self) -> &Problem {
-        &self.problem
-    }
-
-    fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.problem.col_lower[col.0] = lower;
-        self.problem.col_upper[col.0] = upper;
-        Ok(())
-    }
-
-    fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.problem.row_lower[row.0] = lower;
-        self.problem.row_upper[row.0] = upper;
-        Ok(())
-    }
-
-    fn set_cost(&mut self, col: Col, cost: f64) -> Result<(), BackendError> {
-        self.problem.col_cost[col.0] = cost;
-        Ok(())
-    }
-
-    fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError> {
-        let pos = self
-            .problem
-            .entry_position(row, col)
-            .ok_or(BackendError::NotInPattern {
-                row: row.0,
-                col: col.0,
-            })?;
-        self.problem.a_value[pos] = value;
-        Ok(())
-    }
-
-    fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
-        Ok(cols.iter().map(|c| self.problem.push_col(c)).collect())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leontief_model::{ProblemBuilder, Sense, Status};
+    use leontief_model::{Col, LoadedLp, NewCol, ProblemBuilder, Sense, Status};
 
     const INF: f64 = f64::INFINITY;
 
