@@ -626,7 +626,7 @@ fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
 /// One pricing pass over every pair left out of `mm` under the duals of
 /// `sol` ([`crate::pricing::price`]): the attractive pairs' columns and
 /// their (user, entry).
-pub(crate) fn priced_columns(
+fn priced_columns(
     mm: &MaxMinLp,
     instance: &Instance,
     placement: bool,

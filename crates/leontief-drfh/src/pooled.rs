@@ -29,8 +29,7 @@
 //!
 //! ## Which solver
 //!
-//! The LP is solved by Clarabel first ([`direct`], on
-//! [`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
+//! The LP is solved by Clarabel first ([`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
 //! session, release, 2 cores, seed 1, end to end with the certificate
 //! check and drfh's references), HiGHS IPX against Clarabel:
 //!
@@ -41,12 +40,12 @@
 //! | 1,000 x 10,000 | 13.2 -> 5.3 s | 28.7 -> 10.0 s | |
 //!
 //! When theta falls short of 1, Clarabel's duals price every pair as
-//! HiGHS's did ([`crate::maxmin::priced_columns`]); when no pair prices
+//! HiGHS's did ([`crate::maxmin::solve_priced`]); when no pair prices
 //! in, the pooled levels are out of reach: the general path runs at once
 //! (before: HiGHS's passes first, 3.8 s lost at 100 x 1,000 with 4
 //! resources, seed 2), its column generation seeded with this LP's pairs
-//! ([`Pooled::Short`]). HiGHS takes over only when Clarabel does not end
-//! optimal or [`DIRECT_PASSES`] run out, and with more than
+//! ([`Pooled::Short`]). HiGHS takes over only when a Clarabel solve does
+//! not end optimal (from the columns added so far), and with more than
 //! [`crate::direct::MAX_USERS`] users, where Clarabel's factorisation
 //! costs more than HiGHS's iterations.
 //!
@@ -60,7 +59,7 @@
 //! groups), and HiGHS took 0.27-1.4 s on the groups' LP alone.
 
 use crate::maxmin::{
-    build, finish, priced_columns, Freeze, MaxMinLp, MaxMinOutcome, RoundCertificate,
+    build, finish, solve_priced, Freeze, MaxMinLp, MaxMinOutcome, RoundCertificate,
 };
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, ServerId, UserId};
@@ -91,9 +90,6 @@ const SPREAD_SECTOR: usize = 1;
 /// A resource counts as saturated in a pooled round when the round's
 /// lower bounds use this much of it.
 const SATURATED: f64 = 1.0 - 1e-9;
-
-/// Pricing passes on Clarabel's duals before the backend takes over.
-const DIRECT_PASSES: usize = 8;
 
 /// How the pooled-first path ended.
 pub(crate) enum Pooled {
@@ -219,7 +215,7 @@ pub(crate) fn realise<B: LpBackend>(
 
 /// One LP on the pairs of `candidates`, grown by pricing, with every
 /// runnable user at least its pooled `level`: first on Clarabel
-/// ([`direct`]), then, if undecided, on `backend`. `base` holds the
+/// ([`crate::direct`]), then, if undecided, on `backend`. `base` holds the
 /// rounds and certificates of the pooled filling.
 fn at_levels<B: LpBackend>(
     backend: &B,
@@ -273,45 +269,38 @@ fn at_levels<B: LpBackend>(
         ..base
     };
     let runnable = mm.runnable.iter().filter(|&&r| r).count();
-    let first = if runnable <= crate::direct::MAX_USERS {
-        direct(&mut problem, &mut mm, instance, placement, &mut out)?
-    } else {
-        Verdict::Undecided
-    };
-    match first {
-        Verdict::Realised(sol) => {
-            out.raw_status = sol.raw_status.clone();
-            out.columns = mm.pairs.iter().map(Vec::len).sum();
-            finish(&mut out, &mm, &sol.x, instance, sigma);
-            return Ok(Pooled::Realised(Box::new(out)));
+    if runnable <= crate::direct::MAX_USERS {
+        let mut lp = crate::direct::Direct::new()?.load(problem)?;
+        match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
+            Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
+            Verdict::Short => return Ok(Pooled::Short(entries(&mm))),
+            // HiGHS goes on from the columns added.
+            Verdict::Undecided => problem = lp.problem().clone(),
         }
-        Verdict::Short => return Ok(Pooled::Short(entries(&mm))),
-        Verdict::Undecided => {}
     }
     let mut lp = backend.load(problem)?;
     lp.interior_point_primal()?;
-    let theta = mm.theta;
-    let Some(sol) = crate::maxmin::solve_priced(
-        &mut lp,
-        &mut mm,
-        true,
-        instance,
-        placement,
-        &mut out,
-        Some((theta, 1.0 - 1e-9)),
-    )?
-    else {
-        return Ok(Pooled::Failed);
-    };
-    if sol.x[theta.0] < 1.0 - 1e-9 {
-        // `solve_priced` stops short of theta 1 only when no pair priced
-        // in.
-        return Ok(Pooled::Short(entries(&mm)));
-    }
+    Ok(
+        match grow(&mut lp, &mut mm, instance, placement, &mut out, false)? {
+            Verdict::Realised(sol) => realised(out, &mm, &sol, instance, sigma),
+            Verdict::Short => Pooled::Short(entries(&mm)),
+            Verdict::Undecided => Pooled::Failed,
+        },
+    )
+}
+
+/// The answer from a solution with theta at 1.
+fn realised(
+    mut out: MaxMinOutcome,
+    mm: &MaxMinLp,
+    sol: &leontief_model::Solution,
+    instance: &Instance,
+    sigma: &[f64],
+) -> Pooled {
     out.raw_status = sol.raw_status.clone();
     out.columns = mm.pairs.iter().map(Vec::len).sum();
-    finish(&mut out, &mm, &sol.x, instance, sigma);
-    Ok(Pooled::Realised(Box::new(out)))
+    finish(&mut out, mm, &sol.x, instance, sigma);
+    Pooled::Realised(Box::new(out))
 }
 
 /// The entries of each user's columns in `mm`.
@@ -322,62 +311,49 @@ fn entries(mm: &MaxMinLp) -> Vec<Vec<ServerId>> {
         .collect()
 }
 
-/// How [`direct`] ended.
+/// How [`grow`] ended.
 enum Verdict {
     /// Theta reached 1: this solution realises the pooled levels.
     Realised(leontief_model::Solution),
     /// An optimum below 1 with no pair pricing in: the pooled levels are
-    /// out of reach on the per-server entries (up to the accuracy of
-    /// Clarabel's duals; a wrong verdict costs time, not exactness: the
-    /// general path runs).
+    /// out of reach on the per-server entries (on Clarabel, up to the
+    /// accuracy of its duals; a wrong verdict costs time, not exactness:
+    /// the general path runs).
     Short,
-    /// Clarabel did not end optimal, or the passes ran out.
+    /// A solve left no solution (with `strict`, no optimum); its status
+    /// is not kept.
     Undecided,
 }
 
-/// The LP solved by Clarabel ([`crate::direct`]), grown by pricing under
-/// its duals for at most [`DIRECT_PASSES`] passes. When undecided, the
-/// caller goes on with its backend from the columns added here
-/// (`problem` is updated).
-fn direct(
-    problem: &mut leontief_model::Problem,
+/// Solve the loaded LP, grown by pricing ([`solve_priced`]) until theta
+/// reaches 1 or no pair prices in.
+fn grow<L: LoadedLp>(
+    lp: &mut L,
     mm: &mut MaxMinLp,
     instance: &Instance,
     placement: bool,
     out: &mut MaxMinOutcome,
+    strict: bool,
 ) -> Result<Verdict, BackendError> {
-    let mut lp = crate::direct::Direct::new()?.load(std::mem::replace(
-        problem,
-        leontief_model::ProblemBuilder::new(leontief_model::Sense::Maximise).build(),
-    ))?;
-    let mut verdict = Verdict::Undecided;
-    for pass in 0..=DIRECT_PASSES {
-        let sol = lp.solve()?;
-        out.solve_seconds += sol.seconds;
-        if sol.status != Status::Optimal {
-            break;
-        }
-        out.lps += 1;
-        if sol.x[mm.theta.0] >= 1.0 - 1e-9 {
-            verdict = Verdict::Realised(sol);
-            break;
-        }
-        if pass == DIRECT_PASSES {
-            break;
-        }
-        let t0 = Instant::now();
-        let (new, owners) = priced_columns(mm, instance, placement, &sol);
-        out.pricing_passes += 1;
-        out.pricing_seconds += t0.elapsed().as_secs_f64();
-        if new.is_empty() {
-            verdict = Verdict::Short;
-            break;
-        }
-        let cols = lp.add_cols(&new)?;
-        for (c, (n, i)) in cols.into_iter().zip(owners) {
-            mm.pairs[n].push((i, c));
-        }
-    }
-    *problem = lp.problem().clone();
-    Ok(verdict)
+    let theta = mm.theta;
+    let before = (out.status, out.raw_status.clone());
+    let sol = solve_priced(
+        lp,
+        mm,
+        true,
+        instance,
+        placement,
+        out,
+        Some((theta, 1.0 - 1e-9)),
+    )?;
+    let Some(sol) = sol.filter(|_| !strict || out.status == Status::Optimal) else {
+        (out.status, out.raw_status) = before;
+        return Ok(Verdict::Undecided);
+    };
+    // `solve_priced` stops short of theta 1 only when no pair priced in.
+    Ok(if sol.x[theta.0] >= 1.0 - 1e-9 {
+        Verdict::Realised(sol)
+    } else {
+        Verdict::Short
+    })
 }
