@@ -764,7 +764,10 @@ pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
 /// placement 100 x 1,000 with 10 eligible servers each, seed 1: round 23
 /// infeasible; relaxed by 1e-8 it put that round 5.5e-5 above the level a
 /// literal run of the definition finds, by 1e-9 (1e-10 is not enough)
-/// 5.0e-6, and seed 2 now verifies.
+/// 5.0e-6. (That was with the bounds 1e-10 below the levels; at the
+/// levels themselves, `MaxMinSettings::freeze_relaxation`, no round there
+/// needs a retry.) A growth LP that ends without a solution (HiGHS:
+/// `Unknown`) is retried the same way.
 const RELAX_RETRIES: [f64; 8] = [1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
 
 /// The users frozen so far and their level columns.
@@ -1060,9 +1063,10 @@ fn rounds<B: LpBackend>(
         // A later round can find the bounds of the users frozen before
         // infeasible by the LP's own tolerance (each round's levels are
         // feasible to 1e-7 of a capacity, their bounds relaxed by only
-        // freeze_relaxation): `solve_retrying` relaxes them by 1e-10, 1e-9, 1e-8, 1e-7,
-        // 1e-6 of their level before giving up (measured on a placement
-        // instance, 30 x 200 with 5 eligible, infeasible in round 12).
+        // freeze_relaxation): `solve_retrying` relaxes them by each of
+        // RELAX_RETRIES of their level before giving up (measured on a
+        // placement instance, 30 x 200 with 5 eligible, infeasible in round
+        // 12 when the bounds sat 1e-10 low).
         let frozen = Frozen {
             active: &active,
             runnable: &runnable,
