@@ -1,7 +1,8 @@
 //! One-shot runs of the server-based mechanisms (004) at the sizes of
-//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain|norelax]`
+//! issue 5: `vds_scale psdsf USERS SERVERS ELIGIBLE [plain|norelax|norestart]`
 //! (plain: no exact finish, Gauss-Seidel alone; norelax: the finish on
-//! sweeps that are not over-relaxed), `vds_scale vds ALPHA
+//! sweeps that are not over-relaxed; norestart: no restart of the sweeps
+//! from a failed finish's levels), `vds_scale vds ALPHA
 //! USERS SERVERS ELIGIBLE [jacobi|plain]` (plain: Gauss-Seidel not
 //! over-relaxed), `vds_scale pf USERS SERVERS ELIGIBLE`
 //! (alpha = 1 as one exponential-cone program on Clarabel). Instances from
@@ -47,17 +48,18 @@ fn main() {
                 &inst,
                 &leontief_vds::PsdsfSettings {
                     exact_finish: mode != Some("plain"),
-                    over_relax: mode.is_none(),
+                    over_relax: mode.is_none() || mode == Some("norestart"),
+                    restart: mode.is_none(),
                     ..Default::default()
                 },
             );
             let secs = t.elapsed().as_secs_f64();
             let c = leontief_vds::certificate(&inst, &o.tasks, 1e-9);
             println!(
-                "| PS-DSF {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{}{} | {} sweeps, converged {}, exact finish {} ({} tried), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
+                "| PS-DSF {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{}{} | {} sweeps, converged {}, exact finish {} ({} tried, {} restarts), Definition 4 holds {} (worst {:.1e}) | {secs:.3} s | {:.0} MiB |",
                 if mix { ", zero demands and caps" } else { "" },
                 mode.map(|m| format!(" ({m})")).unwrap_or_default(),
-                o.sweeps, o.converged, o.exact_finish, o.finishes_tried, c.holds, c.worst_violation, mib()
+                o.sweeps, o.converged, o.exact_finish, o.finishes_tried, o.restarts, c.holds, c.worst_violation, mib()
             );
         }
         Some("vds") => {

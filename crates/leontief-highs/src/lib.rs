@@ -480,6 +480,60 @@ impl HighsLp {
     }
 }
 
+impl HighsLp {
+    /// Start the next solve from a basis: `col_basic[j]` and `row_basic[r]`
+    /// say which columns and rows (their slacks) are basic; nonbasic
+    /// columns and rows sit at their lower bound (the upper one when the
+    /// lower is infinite, zero when both are).
+    /// Slices of the wrong length are an `Err`; HiGHS checks the rest (one
+    /// basic variable per row, nonsingular) and may refuse the basis or
+    /// start elsewhere. HiGHS-only, not on the trait; it takes effect with
+    /// presolve off.
+    pub fn set_basis(
+        &mut self,
+        col_basic: &[bool],
+        row_basic: &[bool],
+    ) -> Result<(), BackendError> {
+        let p = &self.problem;
+        if col_basic.len() != p.num_cols() || row_basic.len() != p.num_rows() {
+            return Err(BackendError::Native {
+                backend: NAME,
+                call: "Highs_setBasis",
+                detail: format!(
+                    "basis of {} columns and {} rows for an LP of {} and {}",
+                    col_basic.len(),
+                    row_basic.len(),
+                    p.num_cols(),
+                    p.num_rows()
+                ),
+            });
+        }
+        let status = |basic: bool, lower: f64, upper: f64| {
+            if basic {
+                ffi::kHighsBasisStatusBasic
+            } else if lower.is_finite() {
+                ffi::kHighsBasisStatusLower
+            } else if upper.is_finite() {
+                ffi::kHighsBasisStatusUpper
+            } else {
+                ffi::kHighsBasisStatusZero
+            }
+        };
+        let cols: Vec<ffi::HighsInt> = (0..p.num_cols())
+            .map(|j| status(col_basic[j], p.col_lower[j], p.col_upper[j]))
+            .collect();
+        let rows: Vec<ffi::HighsInt> = (0..p.num_rows())
+            .map(|r| status(row_basic[r], p.row_lower[r], p.row_upper[r]))
+            .collect();
+        // SAFETY: valid instance; the arrays hold num_col and num_row
+        // entries.
+        check(
+            unsafe { ffi::Highs_setBasis(self.ptr, cols.as_ptr(), rows.as_ptr()) },
+            "Highs_setBasis",
+        )
+    }
+}
+
 impl LoadedLp for HighsLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();
@@ -740,6 +794,37 @@ mod tests {
         b.add_col(1.0, 0.0, INF, [(r1, 1.0), (r2, 3.0)]);
         b.add_col(1.0, 0.0, INF, [(r1, 2.0), (r2, 1.0)]);
         b.build()
+    }
+
+    #[test]
+    fn a_basis_set_is_where_the_simplex_starts() {
+        let h = Highs::new(HighsSettings {
+            presolve: false,
+            algorithm: Algorithm::Simplex,
+            ..HighsSettings::default()
+        })
+        .unwrap();
+        // The optimal basis (both columns basic, both rows tight): no
+        // iteration left.
+        let mut lp = h.load(small(Sense::Maximise)).unwrap();
+        lp.set_basis(&[true, true], &[false, false]).unwrap();
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::Optimal);
+        assert_eq!(s.iterations, 0);
+        assert!((s.x[0] - 1.6).abs() < 1e-9 && (s.x[1] - 1.2).abs() < 1e-9);
+        // From the slack basis the simplex has to pivot.
+        let mut lp = h.load(small(Sense::Maximise)).unwrap();
+        lp.set_basis(&[false, false], &[true, true]).unwrap();
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::Optimal);
+        assert!(s.iterations > 0);
+        // A basis of the wrong shape is refused; one with too many basic
+        // variables does not stop the solve.
+        let mut lp = h.load(small(Sense::Maximise)).unwrap();
+        assert!(lp.set_basis(&[true], &[false, false]).is_err());
+        let _ = lp.set_basis(&[true, true], &[true, true]);
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::Optimal);
     }
 
     #[test]

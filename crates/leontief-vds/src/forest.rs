@@ -35,6 +35,15 @@
 //! * joins: a free user below gamma T on a server of another tree joins it
 //!   (each tree in at most one join per round);
 //! * rebinding: where another resource of a server overflows, it binds.
+//! * the split LP: where every level holds (no pivot, no join left) but
+//!   the forest's split runs negative, the split over all tied pairs comes
+//!   from one LP warm-started on the forest (`split.rs`, at most
+//!   [`MAX_SPLITS`] per finish); with two resources the levels are often
+//!   right long before the drops and joins find a nonnegative forest.
+//!
+//! When the finish fails it can hand back, once, the nearest split at the
+//! levels of its first round (an elastic LP): the sweeps restart from it
+//! (`psdsf.rs`).
 //!
 //! The result is a candidate only: [`forest_finish`] checks the
 //! inequalities (x >= 0, the non-holders' levels, the other resources'
@@ -43,6 +52,7 @@
 //! right within the budget, or a server's users do not all need its binding
 //! resource, it answers `None` and the sweeps go on.
 
+use crate::split::{split, Levels, Mode};
 use crate::Eligibility;
 use leontief_core::{Instance, ResourceId, ServerId};
 use std::cmp::Ordering;
@@ -54,6 +64,15 @@ const TOL: f64 = 1e-10;
 /// Rounds (the pivots, then one batch of drops, joins or rebinds) one
 /// finish may make before it leaves the iterate to the sweeps.
 const MAX_ROUNDS: usize = 2000;
+
+/// Split LPs (`split.rs`) one finish may run.
+const MAX_SPLITS: usize = 2;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests turn the split LP off to show what it adds.
+    static NO_SPLIT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// Union-find over the users and servers (path halving, union by size).
 struct Dsu {
@@ -666,13 +685,17 @@ impl Structure {
 /// `xp` holds x_{n,i} per eligible pair in the order of
 /// `Eligibility::on_server`, `total` each user's x_n. `budget` bounds the
 /// work (pairs pushed on the pivots' heap, and the pairs scanned by each
-/// round); past it the finish gives up.
+/// round); past it the finish gives up. `split_seconds` bounds each split
+/// LP. With `restart`, the first round whose levels fail leaves there the
+/// elastic split at those levels (the sweeps' restart point).
 pub(crate) fn forest_finish(
     instance: &Instance,
     elig: &Eligibility,
     xp: &[f64],
     total: &[f64],
     budget: usize,
+    split_seconds: f64,
+    mut restart: Option<&mut Option<Vec<Vec<f64>>>>,
 ) -> Option<Vec<Vec<f64>>> {
     let users = instance.users();
     let k = instance.num_entries();
@@ -686,6 +709,7 @@ pub(crate) fn forest_finish(
     }
     let pairs: usize = on_user.iter().map(Vec::len).sum();
     let mut work = 0usize;
+    let (mut splits, mut restart_tried) = (0usize, false);
     for _ in 0..MAX_ROUNDS {
         work += pairs;
         // Pivots on the pairs below the level inside their trees, most
@@ -743,6 +767,43 @@ pub(crate) fn forest_finish(
             x[j] / (st.value[e.user] * scale[st.comp[e.user]] * users[e.user].weight)
         };
         let mut neg: Vec<usize> = (0..st.edges.len()).filter(|&j| rel(j) < -TOL).collect();
+        let joins_empty = st.cross_joins(elig, &scale).is_empty();
+        let want_split = !neg.is_empty() && joins_empty && splits < MAX_SPLITS;
+        #[cfg(test)]
+        let want_split = want_split && !NO_SPLIT.with(|c| c.get());
+        let want_restart = restart.is_some() && (!neg.is_empty() || !joins_empty);
+        if want_split || (want_restart && !restart_tried) {
+            let forest: Vec<(usize, usize)> = st.edges.iter().map(|e| (e.user, e.server)).collect();
+            let level: Vec<f64> = (0..st.value.len())
+                .map(|v| match st.comp[v] {
+                    usize::MAX => 0.0,
+                    c => st.value[v] * scale[c],
+                })
+                .collect();
+            let lv = Levels {
+                capped: &st.capped,
+                bind: &st.bind,
+                comp: &st.comp,
+                level: &level,
+                forest: &forest,
+            };
+            if want_split {
+                // Every level holds but the forest's split runs negative:
+                // the LP on all the ties (`split.rs`).
+                splits += 1;
+                let got = split(instance, elig, xp, total, &lv, split_seconds, Mode::Exact);
+                if got.is_some() {
+                    return got;
+                }
+            }
+            if let Some(slot) = restart
+                .as_deref_mut()
+                .filter(|_| want_restart && !restart_tried)
+            {
+                restart_tried = true;
+                *slot = split(instance, elig, xp, total, &lv, split_seconds, Mode::Elastic);
+            }
+        }
         if !neg.is_empty() {
             neg.sort_unstable_by(|&a, &b| rel(a).total_cmp(&rel(b)));
             let mut seen = vec![false; st.num_trees()];
@@ -895,7 +956,7 @@ mod tests {
             .flat_map(|(i, l)| l.iter().map(move |&(n, _)| tasks[n][i]))
             .collect();
         let total: Vec<f64> = tasks.iter().map(|t| t.iter().sum()).collect();
-        forest_finish(inst, elig, &xp, &total, usize::MAX)
+        forest_finish(inst, elig, &xp, &total, usize::MAX, f64::INFINITY, None)
     }
 
     fn plain(instance: &Instance) -> Vec<Vec<f64>> {
@@ -958,6 +1019,7 @@ mod tests {
                 exact_finish: false,
                 over_relax: false,
                 deadline: None,
+                restart: false,
             },
         );
         if let Some(t) = finish(&inst, &elig, &one.tasks) {
@@ -985,5 +1047,44 @@ mod tests {
             assert!((a - b).abs() < 1e-12, "{x:?}");
         }
         assert!(certificate(&inst, &gs, 1e-9).holds);
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+    use crate::{certificate, psdsf_with, PsdsfSettings};
+    use leontief_core::generate;
+
+    /// Two resources, 400 over-relaxed sweeps: every level is right, but
+    /// the forest's split runs negative and its drops and joins do not
+    /// find a nonnegative forest within the rounds; the split LP does.
+    #[test]
+    fn the_split_lp_finishes_where_the_forest_rounds_do_not() {
+        let inst = generate::placement(100, 100, 2, 30, 4);
+        let o = psdsf_with(
+            &inst,
+            &PsdsfSettings {
+                exact_finish: false,
+                max_sweeps: 400,
+                ..PsdsfSettings::default()
+            },
+        );
+        let elig = Eligibility::new(&inst);
+        let xp: Vec<f64> = elig
+            .on_server
+            .iter()
+            .enumerate()
+            .flat_map(|(i, l)| l.iter().map(|&(n, _)| o.tasks[n][i]).collect::<Vec<_>>())
+            .collect();
+        let total: Vec<f64> = o.tasks.iter().map(|t| t.iter().sum()).collect();
+        NO_SPLIT.with(|c| c.set(true));
+        let without = forest_finish(&inst, &elig, &xp, &total, usize::MAX, f64::INFINITY, None);
+        NO_SPLIT.with(|c| c.set(false));
+        assert!(without.is_none(), "the forest alone finished");
+        let with = forest_finish(&inst, &elig, &xp, &total, usize::MAX, f64::INFINITY, None)
+            .expect("the split LP finishes");
+        let c = certificate(&inst, &with, 1e-9);
+        assert!(c.holds, "{c:?}");
     }
 }

@@ -14,9 +14,13 @@
 //!   [`OVER_RELAXATION`]); every few sweeps an exact finish solves the
 //!   PS-DSF conditions on the structure the sweeps reached (one water
 //!   level per server, holders on a forest: linear, peeled leaf by leaf,
-//!   corrected by pivots; `forest.rs`) and ends the run when its answer
-//!   passes the exact Definition-4 [`certificate`]; otherwise the sweeps go
-//!   on until nothing moves. PS-DSF is not unique in general: this is the
+//!   corrected by pivots; `forest.rs`; where the levels hold but the
+//!   forest's split runs negative, the split over all tied pairs comes from
+//!   one warm-started LP, `split.rs`) and ends the run when its answer
+//!   passes the exact Definition-4 [`certificate`]; otherwise, from
+//!   [`RESTART_FROM`] sweeps on, the sweeps restart from the finish's
+//!   levels (the nearest split at them, an elastic LP), and go on until
+//!   nothing moves. PS-DSF is not unique in general: this is the
 //!   best-response point from zero, or the member the finish reaches on
 //!   its structure (the selection rule is in every output; [`psdsf_with`]
 //!   without the finish gives the sweeps' own limit).
@@ -32,6 +36,7 @@ mod checks;
 mod forest;
 mod psdsf;
 mod select;
+mod split;
 mod vds;
 
 pub use checks::{separable, Separable};
@@ -39,7 +44,7 @@ pub use leontief_audit::placement::{
     bottleneck, psdsf as certificate, sharing_incentive, PsdsfCheck as Certificate,
     PsdsfUserCheck as UserCertificate,
 };
-pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION};
+pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION, RESTART_FROM};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
 

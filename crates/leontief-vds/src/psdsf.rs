@@ -21,6 +21,8 @@ pub struct PsdsfOutcome {
     /// Exact finishes tried (each one a forest solve, its checks and, when
     /// those pass, the Definition-4 certificate).
     pub finishes_tried: usize,
+    /// Times a failed finish restarted the sweeps from its levels.
+    pub restarts: usize,
     /// Stopped by [`PsdsfSettings::deadline`] before converging.
     pub timed_out: bool,
     /// The over-relaxation factor the last sweep used (1: plain
@@ -264,6 +266,25 @@ fn best_response(
     }
 }
 
+/// Seconds the split LP of a finish may take (`ties.rs`): a quarter of the
+/// time so far, so that failed tries stay cheap.
+fn split_seconds(started: std::time::Instant) -> f64 {
+    (started.elapsed().as_secs_f64() / 4.0).max(0.01)
+}
+
+/// Sweeps before a failed finish may restart the sweeps from its levels
+/// (the elastic split of `split.rs`). A Newton step on the structure the
+/// sweeps reached corrects the levels all at once where the sweeps spread
+/// a correction one server per sweep: at 1,000 x 1,000 with 50 eligible
+/// servers and 2 resources the finish then succeeds after 290-570 sweeps
+/// instead of 1,100-6,900. Earlier restarts slowed the instances the
+/// finish ends within 100 sweeps (3-4 resources) by up to 2x
+/// (benches/REPORT.md).
+pub const RESTART_FROM: usize = 128;
+
+/// Restarts at most per run (the sweeps alone then go on to their limit).
+const MAX_RESTARTS: usize = 16;
+
 /// Sweeps before the first exact finish is tried.
 const FIRST_FINISH: usize = 8;
 
@@ -315,6 +336,9 @@ pub struct PsdsfSettings {
     /// the exact finish; off, the sweeps are plain Gauss-Seidel and their
     /// limit is the best responses' own, as `--select sweeps` promises).
     pub over_relax: bool,
+    /// Let a failed finish restart the sweeps from its levels (on by
+    /// default; see [`RESTART_FROM`]). Off, the finish only ends runs.
+    pub restart: bool,
 }
 
 impl Default for PsdsfSettings {
@@ -324,6 +348,7 @@ impl Default for PsdsfSettings {
             exact_finish: true,
             deadline: None,
             over_relax: true,
+            restart: true,
         }
     }
 }
@@ -355,6 +380,7 @@ pub fn psdsf(instance: &Instance, max_sweeps: usize) -> PsdsfOutcome {
 /// [`psdsf`] with its settings.
 pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome {
     let max_sweeps = settings.max_sweeps;
+    let started = std::time::Instant::now();
     let (nu, k) = (instance.num_users(), instance.num_entries());
     let elig = Eligibility::new(instance);
     let pairs: usize = elig.on_server.iter().map(Vec::len).sum();
@@ -390,6 +416,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     let mut converged = false;
     let mut exact_finish = false;
     let mut finishes_tried = 0;
+    let mut restarts = 0;
     let mut next_finish = FIRST_FINISH;
     let mut finished = None;
     let mut timed_out = false;
@@ -459,7 +486,30 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
             // cheap; a quarter or a sixteenth was measured slower at
             // 1,000 x 1,000 (benches/REPORT.md).
             let budget = sweeps * pairs * m / 8;
-            if let Some(t) = forest_finish(instance, &elig, &xp, &total, budget) {
+            let mut restart = None;
+            let may_restart = settings.restart && sweeps >= RESTART_FROM && restarts < MAX_RESTARTS;
+            let got = forest_finish(
+                instance,
+                &elig,
+                &xp,
+                &total,
+                budget,
+                split_seconds(started),
+                may_restart.then_some(&mut restart),
+            );
+            if let (None, Some(r)) = (&got, restart) {
+                // Restart the sweeps from the finish's levels (`split.rs`).
+                restarts += 1;
+                for i in 0..k {
+                    for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
+                        xp[start[i] + t] = r[n][i];
+                    }
+                }
+                for n in 0..nu {
+                    total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
+                }
+            }
+            if let Some(t) = got {
                 if crate::certificate(instance, &t, 1e-9).holds {
                     finished = Some(t);
                     converged = true;
@@ -476,6 +526,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
         converged,
         exact_finish,
         finishes_tried,
+        restarts,
         timed_out,
         over_relaxation: omega,
     }

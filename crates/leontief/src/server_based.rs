@@ -71,8 +71,12 @@ pub(crate) fn psdsf(
         o.sweeps,
         if o.exact_finish {
             format!(
-                "ended by the exact forest finish on its try {} (it passed Definition 4)",
-                o.finishes_tried
+                "ended by the exact forest finish on its try {}{} (it passed Definition 4)",
+                o.finishes_tried,
+                match o.restarts {
+                    0 => String::new(),
+                    r => format!(", after {r} restarts from a finish's levels"),
+                }
             )
         } else if o.converged {
             format!(
@@ -86,7 +90,7 @@ pub(crate) fn psdsf(
         }
     ));
     a.notes.push(if exact_finish {
-        "PS-DSF is not unique in general: selection rule best-response: the Gauss-Seidel best responses from zero, ended by an exact solve on the structure they reached (levels per server, holders on a forest) once that solve passes Definition 4; where several PS-DSF allocations share that structure (a consistent cycle of holders) it may differ from the sweeps' own limit (--select sweeps), and --select max-tasks gives the member with most tasks; the Definition-4 certificate is under verification".to_string()
+        "PS-DSF is not unique in general: selection rule best-response: the Gauss-Seidel best responses from zero, ended by an exact solve on the structure they reached (levels per server, holders on a forest, the split over tied servers by an LP) once that solve passes Definition 4, and restarted from that solve's levels when it does not; where several PS-DSF allocations share that structure (a consistent cycle of holders) it may differ from the sweeps' own limit (--select sweeps), and --select max-tasks gives the member with most tasks; the Definition-4 certificate is under verification".to_string()
     } else {
         "PS-DSF is not unique in general: selection rule sweeps: the limit of the Gauss-Seidel best responses from zero (--select best-response ends them early by an exact solve; --select max-tasks gives the member with most tasks); the Definition-4 certificate is under verification".to_string()
     });
