@@ -767,12 +767,16 @@ pub(crate) fn forest_finish(
             x[j] / (st.value[e.user] * scale[st.comp[e.user]] * users[e.user].weight)
         };
         let mut neg: Vec<usize> = (0..st.edges.len()).filter(|&j| rel(j) < -TOL).collect();
-        let joins_empty = st.cross_joins(elig, &scale).is_empty();
+        // The joins (a scan of every pair) only where something reads them.
+        let restart_open = restart.is_some() && !restart_tried;
+        let joins = (neg.is_empty() || splits < MAX_SPLITS || restart_open)
+            .then(|| st.cross_joins(elig, &scale));
+        let joins_empty = joins.as_ref().is_some_and(Vec::is_empty);
         let want_split = !neg.is_empty() && joins_empty && splits < MAX_SPLITS;
         #[cfg(test)]
         let want_split = want_split && !NO_SPLIT.with(|c| c.get());
-        let want_restart = restart.is_some() && (!neg.is_empty() || !joins_empty);
-        if want_split || (want_restart && !restart_tried) {
+        let want_restart = restart_open && (!neg.is_empty() || !joins_empty);
+        if want_split || want_restart {
             let forest: Vec<(usize, usize)> = st.edges.iter().map(|e| (e.user, e.server)).collect();
             let level: Vec<f64> = (0..st.value.len())
                 .map(|v| match st.comp[v] {
@@ -798,7 +802,7 @@ pub(crate) fn forest_finish(
             }
             if let Some(slot) = restart
                 .as_deref_mut()
-                .filter(|_| want_restart && !restart_tried)
+                .filter(|_| want_restart)
             {
                 restart_tried = true;
                 *slot = split(instance, elig, xp, total, &lv, split_seconds, Mode::Elastic);
@@ -815,7 +819,7 @@ pub(crate) fn forest_finish(
             st.build_trees(total, users, k);
             continue;
         }
-        let joins = st.cross_joins(elig, &scale);
+        let joins = joins.unwrap_or_else(|| st.cross_joins(elig, &scale));
         if !joins.is_empty() {
             for (n, i, g) in joins {
                 st.add_edge(n, i, g, users);
