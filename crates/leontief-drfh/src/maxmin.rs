@@ -767,7 +767,14 @@ pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
 /// 5.0e-6. (That was with the bounds 1e-10 below the levels; at the
 /// levels themselves, `MaxMinSettings::freeze_relaxation`, no round there
 /// needs a retry.) A growth LP that ends without a solution (HiGHS:
-/// `Unknown`) is retried the same way.
+/// `Unknown`) is first solved as it stands by Clarabel (interior point,
+/// 1e-12), whose answer decides its verdicts when it has one (optimal or
+/// reduced accuracy, which the run's status then carries), and otherwise
+/// retried the same way. Measured on placement 100 x 1,000 with 10
+/// eligible servers each: the answer verifies on 7 of 8 runs (2-4
+/// resources), against 5 with the retries alone, which amplified the
+/// relaxation into the next rounds' levels (3 resources seed 2, 4
+/// resources seed 2; 3 resources seed 1 still fails).
 const RELAX_RETRIES: [f64; 8] = [1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
 
 /// The users frozen so far and their level columns.
@@ -793,12 +800,35 @@ fn solve_retrying<L: LoadedLp>(
     frozen: &Frozen,
     retry: bool,
     fixed: Option<(Col, f64)>,
+    second_opinion: bool,
 ) -> Result<Option<leontief_model::Solution>, BackendError> {
     let mut attempt = 0;
     loop {
         let before = (out.status, out.raw_status.clone());
         if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
             return Ok(Some(sol));
+        }
+        if attempt == 0 && second_opinion {
+            // A growth LP HiGHS leaves without a solution: before any
+            // relaxation, Clarabel solves it as loaded (see
+            // [`RELAX_RETRIES`]); its verdicts, like every other, reach the
+            // answer only through the independent verification.
+            let second = crate::direct::Direct::new()?.solve(lp.problem().clone())?;
+            if second.status.has_solution() {
+                let failed = std::mem::take(&mut out.raw_status);
+                out.status = before.0.worst(second.status);
+                out.raw_status = if before.1.is_empty() || before.1 == "Optimal" {
+                    format!(
+                        "a growth LP HiGHS ended {failed} was decided by Clarabel ({})",
+                        second.status.as_str()
+                    )
+                } else {
+                    before.1.clone()
+                };
+                out.lps += 1;
+                out.solve_seconds += second.seconds;
+                return Ok(Some(second));
+            }
         }
         if !retry || attempt == RELAX_RETRIES.len() {
             return Ok(None);
@@ -1075,7 +1105,7 @@ fn rounds<B: LpBackend>(
         };
         let retry = out.rounds > 1;
         let Some(sol) = solve_retrying(
-            &mut lp, &mut mm, generate, instance, placement, &mut out, &frozen, retry, None,
+            &mut lp, &mut mm, generate, instance, placement, &mut out, &frozen, retry, None, false,
         )?
         else {
             return Ok(out);
@@ -1133,6 +1163,7 @@ fn rounds<B: LpBackend>(
                     &frozen,
                     true,
                     Some((theta, t_star)),
+                    backend.vertex_duals() && !generate,
                 )?
                 else {
                     return Ok(out);

@@ -800,10 +800,7 @@ pub(crate) fn forest_finish(
                     return got;
                 }
             }
-            if let Some(slot) = restart
-                .as_deref_mut()
-                .filter(|_| want_restart)
-            {
+            if let Some(slot) = restart.as_deref_mut().filter(|_| want_restart) {
                 restart_tried = true;
                 *slot = split(instance, elig, xp, total, &lv, split_seconds, Mode::Elastic);
             }
