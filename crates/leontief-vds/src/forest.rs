@@ -52,7 +52,7 @@
 //! right within the budget, or a server's users do not all need its binding
 //! resource, it answers `None` and the sweeps go on.
 
-use crate::split::{split, Levels, Mode};
+use crate::split::{split, Levels};
 use crate::Eligibility;
 use leontief_core::{Instance, ResourceId, ServerId};
 use std::cmp::Ordering;
@@ -791,18 +791,26 @@ pub(crate) fn forest_finish(
                 level: &level,
                 forest: &forest,
             };
-            if want_split {
-                // Every level holds but the forest's split runs negative:
-                // the LP on all the ties (`split.rs`).
-                splits += 1;
-                let got = split(instance, elig, xp, total, &lv, split_seconds, Mode::Exact);
-                if got.is_some() {
-                    return got;
-                }
+            // Every level holds but the forest's split runs negative: the LP
+            // on all the ties; failing that (or with a join left), the
+            // nearest split at these levels for the restart.
+            let found = split(
+                instance,
+                elig,
+                xp,
+                total,
+                &lv,
+                split_seconds,
+                want_split,
+                want_restart,
+            );
+            splits += usize::from(want_split);
+            if found.exact.is_some() {
+                return found.exact;
             }
             if let Some(slot) = restart.as_deref_mut().filter(|_| want_restart) {
                 restart_tried = true;
-                *slot = split(instance, elig, xp, total, &lv, split_seconds, Mode::Elastic);
+                *slot = found.elastic;
             }
         }
         if !neg.is_empty() {
