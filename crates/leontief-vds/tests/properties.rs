@@ -497,3 +497,39 @@ fn restarts_from_the_finish_levels_end_two_resource_runs_sooner() {
         "{with} sweeps with restarts against {without}"
     );
 }
+
+/// Two resources with caps (every third user below what it gets uncapped)
+/// and weights: the finish (with its split LP and restarts) ends most runs,
+/// every answer certified and within the caps.
+#[test]
+fn two_resource_runs_with_caps_end_by_the_finish() {
+    let mut fired = 0;
+    for seed in 1..=10 {
+        let base = leontief_core::generate::placement(100, 100, 2, 20, seed);
+        let free = totals(&psdsf(&base, 100_000).tasks);
+        let mut raw = base.to_raw();
+        for (j, u) in raw.users.iter_mut().enumerate() {
+            if j % 3 == 0 {
+                u.tasks = Some(0.7 * free[j]);
+            }
+        }
+        let inst = Instance::new(raw).unwrap();
+        let o = psdsf(&inst, 100_000);
+        assert!(o.converged, "seed {seed}");
+        assert_psdsf(&inst, &o.tasks, &format!("capped, seed {seed}"));
+        let x = totals(&o.tasks);
+        for (j, u) in inst.users().iter().enumerate() {
+            if let Some(t) = u.tasks {
+                assert!(
+                    x[j] <= t * (1.0 + 1e-9),
+                    "seed {seed}: user {j} over its cap"
+                );
+            }
+        }
+        fired += usize::from(o.exact_finish);
+    }
+    assert!(
+        fired >= 8,
+        "the finish ended {fired} of 10 capped two-resource runs"
+    );
+}
