@@ -56,6 +56,9 @@ pub enum Algorithm {
 pub struct HighsSettings {
     /// Wall-clock limit per solve, seconds (`None`: no limit).
     pub time_limit: Option<f64>,
+    /// Simplex iterations per solve (`None`: HiGHS's own limit). Unlike
+    /// the time limit it ends a solve at the same point on every machine.
+    pub iteration_limit: Option<u32>,
     /// HiGHS `primal_feasibility_tolerance`. Default 1e-9 (HiGHS's own
     /// default is 1e-7; leontief reports exact allocations).
     pub primal_feasibility_tolerance: f64,
@@ -75,6 +78,7 @@ impl Default for HighsSettings {
     fn default() -> Self {
         HighsSettings {
             time_limit: None,
+            iteration_limit: None,
             primal_feasibility_tolerance: 1e-9,
             dual_feasibility_tolerance: 1e-9,
             threads: None,
@@ -377,6 +381,9 @@ impl HighsLp {
         lp.set_double("small_matrix_value", 1e-12)?;
         if let Some(t) = settings.time_limit {
             lp.set_double("time_limit", t)?;
+        }
+        if let Some(n) = settings.iteration_limit {
+            lp.set_int("simplex_iteration_limit", n.min(i32::MAX as u32) as i32)?;
         }
         if let Some(t) = settings.threads {
             lp.set_int("threads", t.min(i32::MAX as u32) as i32)?;
@@ -812,6 +819,17 @@ mod tests {
         assert_eq!(s.status, Status::Optimal);
         assert_eq!(s.iterations, 0);
         assert!((s.x[0] - 1.6).abs() < 1e-9 && (s.x[1] - 1.2).abs() < 1e-9);
+        // An iteration limit of zero ends the solve where it starts.
+        let h0 = Highs::new(HighsSettings {
+            presolve: false,
+            algorithm: Algorithm::Simplex,
+            iteration_limit: Some(0),
+            ..HighsSettings::default()
+        })
+        .unwrap();
+        let mut lp = h0.load(small(Sense::Maximise)).unwrap();
+        lp.set_basis(&[false, false], &[true, true]).unwrap();
+        assert_eq!(lp.solve().unwrap().status, Status::IterationLimit);
         // From the slack basis the simplex has to pivot.
         let mut lp = h.load(small(Sense::Maximise)).unwrap();
         lp.set_basis(&[false, false], &[true, true]).unwrap();

@@ -685,8 +685,7 @@ impl Structure {
 /// `xp` holds x_{n,i} per eligible pair in the order of
 /// `Eligibility::on_server`, `total` each user's x_n. `budget` bounds the
 /// work (pairs pushed on the pivots' heap, and the pairs scanned by each
-/// round); past it the finish gives up. `split_seconds` bounds each split
-/// LP. With `restart`, the first round whose levels fail leaves there the
+/// round); past it the finish gives up. With `restart`, the first round whose levels fail leaves there the
 /// elastic split at those levels (the sweeps' restart point).
 pub(crate) fn forest_finish(
     instance: &Instance,
@@ -694,7 +693,6 @@ pub(crate) fn forest_finish(
     xp: &[f64],
     total: &[f64],
     budget: usize,
-    split_seconds: f64,
     mut restart: Option<&mut Option<Vec<Vec<f64>>>>,
 ) -> Option<Vec<Vec<f64>>> {
     let users = instance.users();
@@ -794,16 +792,7 @@ pub(crate) fn forest_finish(
             // Every level holds but the forest's split runs negative: the LP
             // on all the ties; failing that (or with a join left), the
             // nearest split at these levels for the restart.
-            let found = split(
-                instance,
-                elig,
-                xp,
-                total,
-                &lv,
-                split_seconds,
-                want_split,
-                want_restart,
-            );
+            let found = split(instance, elig, xp, total, &lv, want_split, want_restart);
             splits += usize::from(want_split);
             if found.exact.is_some() {
                 return found.exact;
@@ -965,7 +954,7 @@ mod tests {
             .flat_map(|(i, l)| l.iter().map(move |&(n, _)| tasks[n][i]))
             .collect();
         let total: Vec<f64> = tasks.iter().map(|t| t.iter().sum()).collect();
-        forest_finish(inst, elig, &xp, &total, usize::MAX, f64::INFINITY, None)
+        forest_finish(inst, elig, &xp, &total, usize::MAX, None)
     }
 
     fn plain(instance: &Instance) -> Vec<Vec<f64>> {
@@ -1088,10 +1077,10 @@ mod split_tests {
             .collect();
         let total: Vec<f64> = o.tasks.iter().map(|t| t.iter().sum()).collect();
         NO_SPLIT.with(|c| c.set(true));
-        let without = forest_finish(&inst, &elig, &xp, &total, usize::MAX, f64::INFINITY, None);
+        let without = forest_finish(&inst, &elig, &xp, &total, usize::MAX, None);
         NO_SPLIT.with(|c| c.set(false));
         assert!(without.is_none(), "the forest alone finished");
-        let with = forest_finish(&inst, &elig, &xp, &total, usize::MAX, f64::INFINITY, None)
+        let with = forest_finish(&inst, &elig, &xp, &total, usize::MAX, None)
             .expect("the split LP finishes");
         let c = certificate(&inst, &with, 1e-9);
         assert!(c.holds, "{c:?}");

@@ -266,12 +266,6 @@ fn best_response(
     }
 }
 
-/// Seconds the split LP of a finish may take (`ties.rs`): a quarter of the
-/// time so far, so that failed tries stay cheap.
-fn split_seconds(started: std::time::Instant) -> f64 {
-    (started.elapsed().as_secs_f64() / 4.0).max(0.01)
-}
-
 /// Sweeps before a failed finish may restart the sweeps from its levels
 /// (the elastic split of `split.rs`). A Newton step on the structure the
 /// sweeps reached corrects the levels all at once where the sweeps spread
@@ -380,7 +374,6 @@ pub fn psdsf(instance: &Instance, max_sweeps: usize) -> PsdsfOutcome {
 /// [`psdsf`] with its settings.
 pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome {
     let max_sweeps = settings.max_sweeps;
-    let started = std::time::Instant::now();
     let (nu, k) = (instance.num_users(), instance.num_entries());
     let elig = Eligibility::new(instance);
     let pairs: usize = elig.on_server.iter().map(Vec::len).sum();
@@ -494,7 +487,6 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
                 &xp,
                 &total,
                 budget,
-                split_seconds(started),
                 may_restart.then_some(&mut restart),
             );
             if let (None, Some(r)) = (&got, restart) {
