@@ -79,9 +79,8 @@ pub(crate) struct Splits {
 
 /// The split LP of the module docs: the exact split when `exact` is asked
 /// and the levels hold (none when it is infeasible, HiGHS could not run or
-/// its iterations ran out), then, with `elastic` and no exact split, the nearest
-/// one.
-#[allow(clippy::too_many_arguments)]
+/// its iterations ran out), then, with `elastic` and no exact split, the
+/// nearest one.
 pub(crate) fn split(
     instance: &Instance,
     elig: &Eligibility,
@@ -94,7 +93,7 @@ pub(crate) fn split(
     solve(instance, elig, xp, total, lv, exact, elastic).unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
+/// [`split`], `None` where it finds nothing.
 fn solve(
     instance: &Instance,
     elig: &Eligibility,
