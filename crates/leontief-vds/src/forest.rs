@@ -792,7 +792,8 @@ pub(crate) fn forest_finish(
             // Every level holds but the forest's split runs negative: the LP
             // on all the ties; failing that (or with a join left), the
             // nearest split at these levels for the restart.
-            let found = split(instance, elig, xp, total, &lv, want_split, want_restart);
+            let found =
+                split(instance, elig, xp, total, &lv, want_split, want_restart).unwrap_or_default();
             splits += usize::from(want_split);
             if found.exact.is_some() {
                 return found.exact;

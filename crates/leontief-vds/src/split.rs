@@ -80,21 +80,8 @@ pub(crate) struct Splits {
 /// The split LP of the module docs: the exact split when `exact` is asked
 /// and the levels hold (none when it is infeasible, HiGHS could not run or
 /// its iterations ran out), then, with `elastic` and no exact split, the
-/// nearest one.
+/// nearest one. `None` where nothing could be set up.
 pub(crate) fn split(
-    instance: &Instance,
-    elig: &Eligibility,
-    xp: &[f64],
-    total: &[f64],
-    lv: &Levels,
-    exact: bool,
-    elastic: bool,
-) -> Splits {
-    solve(instance, elig, xp, total, lv, exact, elastic).unwrap_or_default()
-}
-
-/// [`split`], `None` where it finds nothing.
-fn solve(
     instance: &Instance,
     elig: &Eligibility,
     xp: &[f64],

@@ -366,13 +366,15 @@ fn the_exact_finish_fires_on_generated_placement_instances_and_is_certified() {
     assert!(fired >= 15, "the finish ended {fired} of 20 runs");
 }
 
-#[test]
-fn the_exact_finish_keeps_capped_users_at_their_caps() {
+/// PS-DSF on ten generated instances with every third user capped at 70%
+/// of its tasks uncapped (`free` gives those): every run converges, passes
+/// the certificate and stays within the caps. Returns how many runs the
+/// exact finish ended.
+fn capped_runs(base: impl Fn(u64) -> Instance, free: impl Fn(&Instance) -> Vec<f64>) -> usize {
     let mut fired = 0;
     for seed in 1..=10 {
-        let base = leontief_core::generate::placement(60, 30, 3, 5, seed);
-        let free = totals(&plain_sweeps(&base).tasks);
-        // Every third user capped below what it gets uncapped.
+        let base = base(seed);
+        let free = free(&base);
         let mut raw = base.to_raw();
         for (j, u) in raw.users.iter_mut().enumerate() {
             if j % 3 == 0 {
@@ -394,6 +396,15 @@ fn the_exact_finish_keeps_capped_users_at_their_caps() {
         }
         fired += usize::from(o.exact_finish);
     }
+    fired
+}
+
+#[test]
+fn the_exact_finish_keeps_capped_users_at_their_caps() {
+    let fired = capped_runs(
+        |seed| leontief_core::generate::placement(60, 30, 3, 5, seed),
+        |inst| totals(&plain_sweeps(inst).tasks),
+    );
     assert!(fired >= 5, "the finish ended {fired} of 10 capped runs");
 }
 
@@ -503,31 +514,10 @@ fn restarts_from_the_finish_levels_end_two_resource_runs_sooner() {
 /// every answer certified and within the caps.
 #[test]
 fn two_resource_runs_with_caps_end_by_the_finish() {
-    let mut fired = 0;
-    for seed in 1..=10 {
-        let base = leontief_core::generate::placement(100, 100, 2, 20, seed);
-        let free = totals(&psdsf(&base, 100_000).tasks);
-        let mut raw = base.to_raw();
-        for (j, u) in raw.users.iter_mut().enumerate() {
-            if j % 3 == 0 {
-                u.tasks = Some(0.7 * free[j]);
-            }
-        }
-        let inst = Instance::new(raw).unwrap();
-        let o = psdsf(&inst, 100_000);
-        assert!(o.converged, "seed {seed}");
-        assert_psdsf(&inst, &o.tasks, &format!("capped, seed {seed}"));
-        let x = totals(&o.tasks);
-        for (j, u) in inst.users().iter().enumerate() {
-            if let Some(t) = u.tasks {
-                assert!(
-                    x[j] <= t * (1.0 + 1e-9),
-                    "seed {seed}: user {j} over its cap"
-                );
-            }
-        }
-        fired += usize::from(o.exact_finish);
-    }
+    let fired = capped_runs(
+        |seed| leontief_core::generate::placement(100, 100, 2, 20, seed),
+        |inst| totals(&psdsf(inst, 100_000).tasks),
+    );
     assert!(
         fired >= 8,
         "the finish ended {fired} of 10 capped two-resource runs"
