@@ -685,15 +685,16 @@ impl Structure {
 /// `xp` holds x_{n,i} per eligible pair in the order of
 /// `Eligibility::on_server`, `total` each user's x_n. `budget` bounds the
 /// work (pairs pushed on the pivots' heap, and the pairs scanned by each
-/// round); past it the finish gives up. With `restart`, the first round whose levels fail leaves there the
-/// elastic split at those levels (the sweeps' restart point).
+/// round); past it the finish gives up. With `restart`, the first round
+/// whose levels fail leaves there the elastic split at those levels, per
+/// pair in `xp`'s layout (the sweeps' restart point).
 pub(crate) fn forest_finish(
     instance: &Instance,
     elig: &Eligibility,
     xp: &[f64],
     total: &[f64],
     budget: usize,
-    mut restart: Option<&mut Option<Vec<Vec<f64>>>>,
+    mut restart: Option<&mut Option<Vec<f64>>>,
 ) -> Option<Vec<Vec<f64>>> {
     let users = instance.users();
     let k = instance.num_entries();

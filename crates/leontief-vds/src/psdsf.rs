@@ -492,11 +492,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
             if let (None, Some(r)) = (&got, restart) {
                 // Restart the sweeps from the finish's levels (`split.rs`).
                 restarts += 1;
-                for i in 0..k {
-                    for (t, &(n, _)) in elig.on_server[i].iter().enumerate() {
-                        xp[start[i] + t] = r[n][i];
-                    }
-                }
+                xp = r;
                 for n in 0..nu {
                     total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
                 }

@@ -73,8 +73,9 @@ pub(crate) struct Splits {
     /// allocation candidate.
     pub exact: Option<Vec<Vec<f64>>>,
     /// The nearest split when the rows may miss (asked for, and the exact
-    /// one is not there).
-    pub elastic: Option<Vec<Vec<f64>>>,
+    /// one is not there), per eligible pair in the order of
+    /// `Eligibility::on_server` (the sweeps' layout: no dense copy).
+    pub elastic: Option<Vec<f64>>,
 }
 
 /// The split LP of the module docs: the exact split when `exact` is asked
@@ -135,6 +136,8 @@ pub(crate) fn split(
     // capped users where they may hold.
     let forest: std::collections::HashSet<(usize, usize)> = lv.forest.iter().copied().collect();
     let mut pairs: Vec<(usize, usize)> = Vec::new();
+    // Each pair's place in the sweeps' layout.
+    let mut place: Vec<usize> = Vec::new();
     let mut best: Vec<Option<(f64, usize)>> = vec![None; nu];
     for (i, list) in elig.on_server.iter().enumerate() {
         let levelled = lv.bind[i] != usize::MAX;
@@ -152,6 +155,7 @@ pub(crate) fn split(
                     best[n] = Some((v, pairs.len()));
                 }
                 pairs.push((n, i));
+                place.push(pstart[i] + q);
                 continue;
             }
             if !levelled || !in_tree(n) {
@@ -164,6 +168,7 @@ pub(crate) fn split(
             }
             if ratio >= 1.0 - TOL || forest.contains(&(n, i)) {
                 pairs.push((n, i));
+                place.push(pstart[i] + q);
             }
         }
     }
@@ -279,7 +284,11 @@ pub(crate) fn split(
         lp.add_cols(&miss).ok()?;
         let sol = lp.solve().ok()?;
         if sol.status == Status::Optimal {
-            found.elastic = Some(dense(&sol.x));
+            let mut flat = vec![0.0; xp.len()];
+            for (c, &(n, _)) in pairs.iter().enumerate() {
+                flat[place[c]] = sol.x[c].max(0.0) * unit[n];
+            }
+            found.elastic = Some(flat);
         }
     }
     Some(found)
