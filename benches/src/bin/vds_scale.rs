@@ -10,7 +10,8 @@
 //! weights in [1, 4], each user on ELIGIBLE random servers; seed 1, or the
 //! environment's SEED). With MIX=1, `psdsf` and `vds` mix in zero demands and
 //! caps: every fifth user needs none of one resource, and every seventh is
-//! capped at 70% of what it gets without caps. Prints one Markdown row.
+//! capped at 70% of what it gets without caps (MIX_ONLY=zeros or caps: one
+//! of the two). Prints one Markdown row.
 
 use leontief_benches::peak_rss;
 use leontief_core::generate;
@@ -75,11 +76,12 @@ fn main() {
                     alpha,
                     jacobi,
                     over_relax: args.get(5).map(String::as_str) != Some("plain"),
+                    finish: !matches!(args.get(5).map(String::as_str), Some("plain" | "nofinish")),
                     ..Default::default()
                 },
             );
             println!(
-                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{} | {} sweeps, {} Newton steps ({} responses short of tolerance), converged {}, NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
+                "| alphaPF-VDS alpha={alpha} {} {n} users x {k} servers, {e} eligible each, {resources} resources, seed {seed}{} | {} sweeps, {} Newton steps ({} responses short of tolerance), converged {}, ended by the interior-point finish {} ({} tried, {} iterations), NI gap {:.1e}, KKT {:.1e} | {:.3} s | {:.0} MiB |",
                 match (jacobi.is_some(), o.over_relaxation != 1.0) {
                     (true, _) => "Jacobi".to_string(),
                     (false, true) => format!("Gauss-Seidel over-relaxed (omega {:.3})", o.over_relaxation),
@@ -90,6 +92,9 @@ fn main() {
                 o.newton_steps,
                 o.inexact_responses,
                 o.converged,
+                o.finished,
+                o.finishes_tried,
+                o.finish_iterations,
                 o.certificate.nikaido_isoda_gap,
                 o.certificate.kkt_residual,
                 t.elapsed().as_secs_f64(),
@@ -125,10 +130,14 @@ fn mixed(inst: &leontief_core::Instance) -> leontief_core::Instance {
     let m = raw.resources.len();
     for (n, u) in raw.users.iter_mut().enumerate() {
         let r = n % m;
-        if n % 5 == 0 && u.demand.iter().enumerate().any(|(j, &d)| j != r && d > 0.0) {
+        let only = std::env::var("MIX_ONLY").unwrap_or_default();
+        if only != "caps"
+            && n % 5 == 0
+            && u.demand.iter().enumerate().any(|(j, &d)| j != r && d > 0.0)
+        {
             u.demand[r] = 0.0;
         }
-        if n % 7 == 0 {
+        if only != "zeros" && n % 7 == 0 {
             let x: f64 = free.tasks[n].iter().sum();
             if x > 0.0 {
                 u.tasks = Some(0.7 * x);

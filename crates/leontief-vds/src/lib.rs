@@ -38,6 +38,7 @@ mod psdsf;
 mod select;
 mod split;
 mod vds;
+mod vds_finish;
 
 pub use checks::{separable, Separable};
 pub use leontief_audit::placement::{
@@ -46,7 +47,9 @@ pub use leontief_audit::placement::{
 };
 pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION, RESTART_FROM};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
-pub use vds::{certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings};
+pub use vds::{
+    certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings, FINISH_EVERY,
+};
 
 /// Who may run where: for each server entry, the users with
 /// gamma_{n,i} > 0 and their gamma (sparse: placement lists and servers

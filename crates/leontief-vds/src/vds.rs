@@ -37,6 +37,7 @@
 //! spending sum_r lambda_{i,r} c_{i,r} (the first-order value of the whole
 //! server, invariant to the utility's scale).
 
+use crate::vds_finish::{finish, FinishServer};
 use crate::Eligibility;
 pub use leontief_audit::equilibrium::{vds_certificate, VdsCertificate};
 use leontief_core::{Instance, ResourceId, ServerId};
@@ -82,7 +83,18 @@ pub struct VdsSettings {
     /// 10 eligible, alpha = 3, omega 1.9 converged in 2,280 sweeps and
     /// 1.8 not in 10,000 (benches/REPORT.md).
     pub over_relax: bool,
+    /// Try the interior-point finish (`vds_finish.rs`) every
+    /// [`FINISH_EVERY`] sweeps (default on; Gauss-Seidel and Jacobi alike;
+    /// not on instances with task caps, where its steps stall): the
+    /// equilibrium's complementarity conditions over every eligible pair,
+    /// from the sweeps' point. Its answer ends the run only when the
+    /// certificate holds with the KKT residual within the tolerance;
+    /// otherwise the sweeps go on from its point if it reached one.
+    pub finish: bool,
 }
+
+/// Sweeps between two tries of the interior-point finish.
+pub const FINISH_EVERY: usize = 50;
 
 impl Default for VdsSettings {
     fn default() -> Self {
@@ -93,6 +105,7 @@ impl Default for VdsSettings {
             tolerance: 1e-9,
             deadline: None,
             over_relax: true,
+            finish: true,
         }
     }
 }
@@ -122,6 +135,14 @@ pub struct VdsOutcome {
     pub timed_out: bool,
     /// The over-relaxation factor of the last sweep (1: plain).
     pub over_relaxation: f64,
+    /// Interior-point finishes tried.
+    pub finishes_tried: usize,
+    /// Interior-point iterations over all finishes.
+    pub finish_iterations: usize,
+    /// The answer is the interior-point finish's (certified like the
+    /// sweeps'); false when the sweeps ended the run, also from a
+    /// finish's point.
+    pub finished: bool,
 }
 
 /// One server's data for repeated best responses.
@@ -336,6 +357,11 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let mut omega = 1.0f64;
     // The relative change of every sweep, for the rate estimate.
     let mut changes: Vec<f64> = Vec::new();
+    let (mut last_finish, mut finishes_tried, mut finished) = (0, 0, false);
+    let mut finish_iterations = 0;
+    // With task caps the finish's steps stall near 1e-7 (benches/REPORT.md):
+    // the sweeps alone.
+    let uncapped = instance.users().iter().all(|u| u.tasks.is_none());
     while sweeps < settings.max_sweeps {
         if settings
             .deadline
@@ -412,6 +438,30 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
                 break;
             }
         }
+        if settings.finish && uncapped && sweeps >= last_finish + FINISH_EVERY {
+            last_finish = sweeps;
+            finishes_tried += 1;
+            match try_finish(
+                instance,
+                settings,
+                &mut data,
+                &mut tasks,
+                &mut finish_iterations,
+            ) {
+                Finish::Certified(c) => {
+                    certificate = Some(c);
+                    converged = true;
+                    finished = true;
+                    break;
+                }
+                Finish::Restart => {
+                    for n in 0..nu {
+                        total[n] = tasks[n].iter().sum();
+                    }
+                }
+                Finish::Failed => {}
+            }
+        }
     }
     let prices = price_table(instance, &data);
     let log_scale: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
@@ -437,7 +487,80 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
         certificate,
         timed_out,
         over_relaxation: omega,
+        finishes_tried,
+        finish_iterations,
+        finished,
     }
+}
+
+/// The interior-point finish from the sweeps' point (`vds_finish.rs`):
+/// when it reaches a point, that point replaces the tasks and the servers'
+/// prices, and it ends the run if it passes the certificate with the KKT
+/// residual within the tolerance.
+fn try_finish(
+    instance: &Instance,
+    settings: &VdsSettings,
+    data: &mut [ServerData],
+    tasks: &mut Vec<Vec<f64>>,
+    iterations: &mut usize,
+) -> Finish {
+    let caps: Vec<Option<f64>> = instance.users().iter().map(|u| u.tasks).collect();
+    let servers: Vec<FinishServer> = data
+        .iter()
+        .map(|d| FinishServer {
+            users: &d.users,
+            r: &d.r,
+            log_b: &d.log_b,
+            ell: d.ell.unwrap_or(0.0),
+            lam: &d.lam,
+        })
+        .collect();
+    let Some(done) = finish(settings.alpha, &caps, &servers, tasks, iterations) else {
+        return Finish::Failed;
+    };
+    let prices: Vec<Vec<f64>> = data
+        .iter()
+        .zip(&done.lam)
+        .map(|(d, lam)| {
+            let mut p = vec![0.0; instance.num_resources()];
+            for (j, &r) in d.res.iter().enumerate() {
+                p[r] = lam[j] / d.cap[j];
+            }
+            p
+        })
+        .collect();
+    let ell: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
+    let c = vds_certificate(
+        instance,
+        settings.alpha,
+        &done.tasks,
+        &prices,
+        &ell,
+        settings.tolerance,
+    );
+    let certified = c.holds && c.kkt_residual <= settings.tolerance;
+    for (d, lam) in data.iter_mut().zip(done.lam) {
+        d.lam = lam;
+    }
+    *tasks = done.tasks;
+    if certified {
+        Finish::Certified(c)
+    } else {
+        Finish::Restart
+    }
+}
+
+/// How a try of the finish ended.
+enum Finish {
+    /// Certified: the run ends.
+    Certified(VdsCertificate),
+    /// A point, but not certified to the tolerance (the interior point
+    /// leaves pairs whose tasks and gains are both small: KKT residual
+    /// 1e-8 to 6e-8 at 1,000 x 100 where the target is 1e-9): the sweeps
+    /// go on from it (10-20 more sweeps there).
+    Restart,
+    /// No answer; nothing changed.
+    Failed,
 }
 
 /// The over-relaxation factor after a block of sweeps whose relative

@@ -13,7 +13,8 @@ use leontief_core::Instance;
 use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
 use leontief_highs::Highs;
 use leontief_vds::{
-    bottleneck, certificate, max_tasks, psdsf, sharing_incentive, vds, VdsSettings,
+    bottleneck, certificate, max_tasks, psdsf, sharing_incentive, vds, vds_certificate,
+    VdsSettings, FINISH_EVERY,
 };
 use proptest::prelude::*;
 
@@ -444,12 +445,15 @@ fn over_relaxed_sweeps_are_certified_and_take_fewer_sweeps() {
 /// alphaPF-VDS by Gauss-Seidel: plain best responses crawl on this
 /// generated instance (alpha = 3: not converged in 10,000 sweeps, KKT
 /// residual 3.3e-9); over-relaxed (the default) they reach a certified
-/// equilibrium in about 840 sweeps, where the plain ones are still short.
+/// equilibrium in about 840 sweeps, where the plain ones are still short
+/// (the sweeps alone: the interior-point finish ends this run at sweep
+/// 50, see below).
 #[test]
 fn over_relaxed_best_responses_reach_the_equilibrium_plain_ones_crawl_to() {
     let inst = leontief_core::generate::placement(60, 20, 3, 5, 3);
     let settings = VdsSettings {
         alpha: 3.0,
+        finish: false,
         ..VdsSettings::default()
     };
     let o = vds(&inst, &settings);
@@ -521,5 +525,87 @@ fn two_resource_runs_with_caps_end_by_the_finish() {
     assert!(
         fired >= 8,
         "the finish ended {fired} of 10 capped two-resource runs"
+    );
+}
+
+/// The interior-point finish (`vds_finish.rs`) on the common shape: two
+/// resources, placement, weights, some users needing none of one
+/// resource. Every run is certified (Nikaido-Isoda bound and KKT residual
+/// within 1e-9, checked by the certificate's own code), and the finish
+/// ends most runs within a few dozen sweeps of its first try, where the
+/// sweeps alone need hundreds to thousands.
+#[test]
+fn the_interior_point_finish_ends_two_resource_runs_certified() {
+    let (mut quick, mut runs) = (0, 0);
+    for seed in 1..=8u64 {
+        let base = leontief_core::generate::placement(120, 30, 2, 6, seed);
+        let mut raw = base.to_raw();
+        for (n, u) in raw.users.iter_mut().enumerate() {
+            if n % 5 == 0 && u.demand.iter().all(|&d| d > 0.0) {
+                u.demand[n % 2] = 0.0;
+            }
+        }
+        let inst = Instance::new(raw).unwrap();
+        for alpha in [2.0, 3.0] {
+            runs += 1;
+            let o = vds(
+                &inst,
+                &VdsSettings {
+                    alpha,
+                    ..VdsSettings::default()
+                },
+            );
+            assert!(
+                o.converged,
+                "seed {seed} alpha {alpha}: {:?}",
+                o.certificate
+            );
+            let c = &o.certificate;
+            assert!(c.holds && c.kkt_residual <= 1e-9, "seed {seed}: {c:?}");
+            assert!(o.finishes_tried >= 1);
+            if o.sweeps <= FINISH_EVERY + 50 {
+                quick += 1;
+            }
+            // The certificate recomputed from the printed point agrees.
+            let again = vds_certificate(&inst, alpha, &o.tasks, &o.prices, &o.log_scale, 1e-9);
+            assert!(again.holds, "{again:?}");
+        }
+    }
+    assert!(
+        quick * 4 >= runs * 3,
+        "{quick} of {runs} runs ended within 50 sweeps of the first finish"
+    );
+}
+
+/// The finish on an instance where the sweeps alone do not converge in
+/// 2,000 sweeps (two resources, alpha = 3: KKT residual 7.6e-5 there, the
+/// totals creeping along the free split of tied users); with the finish
+/// the run ends certified at its first try (sweep 50).
+#[test]
+fn the_finish_certifies_where_the_sweeps_creep() {
+    let inst = leontief_core::generate::placement(300, 40, 2, 8, 1);
+    let settings = VdsSettings {
+        alpha: 3.0,
+        max_sweeps: 2000,
+        ..VdsSettings::default()
+    };
+    let alone = vds(
+        &inst,
+        &VdsSettings {
+            finish: false,
+            ..settings
+        },
+    );
+    let o = vds(&inst, &settings);
+    assert!(
+        o.converged && o.certificate.kkt_residual <= 1e-9,
+        "{:?}",
+        o.certificate
+    );
+    assert!(o.sweeps < 200, "{} sweeps", o.sweeps);
+    assert!(
+        alone.sweeps > 4 * o.sweeps,
+        "the sweeps alone: {} sweeps",
+        alone.sweeps
     );
 }

@@ -139,7 +139,7 @@ pub(crate) fn vds(
     let mut a = Allocation::new(instance, "vds", status, o.tasks.clone());
     a.solve_seconds = t0.elapsed().as_secs_f64();
     a.backend_status = Some(format!(
-        "{path}{}: {} sweeps, {} Newton steps on the server duals, {}",
+        "{path}{}: {} sweeps, {} Newton steps on the server duals, {}{}",
         if o.over_relaxation != 1.0 {
             format!(" (over-relaxed, omega {:.3} at the end)", o.over_relaxation)
         } else {
@@ -147,6 +147,20 @@ pub(crate) fn vds(
         },
         o.sweeps,
         o.newton_steps,
+        if o.finishes_tried > 0 {
+            format!(
+                "{} interior-point finishes tried ({} iterations{}), ",
+                o.finishes_tried,
+                o.finish_iterations,
+                if o.finished {
+                    "; the last one's point is the answer"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        },
         if o.converged {
             "converged (certificate within tolerance, change or KKT residual settled)"
         } else if o.timed_out {
