@@ -4,13 +4,16 @@
 //! on over-relaxed sweeps (the default), by plain Gauss-Seidel sweeps
 //! alone at 200 x 200 (`--select sweeps`), and the target size 1,000 users
 //! x 1,000 servers with the finish for 2, 3 and 4 resources (issue 18).
+//! alphaPF-VDS at alpha = 3 (Gauss-Seidel with the interior-point finish,
+//! the default) at the target size of issue 18, 1,000 x 100 with 10
+//! eligible each, for 2, 3 and 4 resources (`vds/alpha3/...`).
 //! The one-shot `vds_scale` runner covers the plain sweeps at the sizes
 //! too slow for repeated samples (1,000 x 100: ~15 s, 1,000 x 1,000:
 //! minutes).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use leontief_core::generate;
-use leontief_vds::{psdsf_with, PsdsfSettings};
+use leontief_vds::{psdsf_with, vds, PsdsfSettings, VdsSettings};
 use std::hint::black_box;
 
 fn settings(exact_finish: bool) -> PsdsfSettings {
@@ -49,6 +52,20 @@ fn bench(c: &mut Criterion) {
                 b.iter(|| black_box(psdsf_with(&inst, &settings(true))))
             });
         }
+    }
+    g.finish();
+    let mut g = c.benchmark_group("vds");
+    g.sample_size(10);
+    for r in [2, 3, 4] {
+        let inst = generate::placement(1000, 100, r, 10, 1);
+        let settings = VdsSettings {
+            alpha: 3.0,
+            ..VdsSettings::default()
+        };
+        g.bench_function(
+            BenchmarkId::new("alpha3", format!("1000x100_e10_r{r}")),
+            |b| b.iter(|| black_box(vds(&inst, &settings))),
+        );
     }
     g.finish();
 }
