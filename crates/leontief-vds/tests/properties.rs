@@ -609,3 +609,55 @@ fn the_finish_certifies_where_the_sweeps_creep() {
         alone.sweeps
     );
 }
+
+/// The interior-point finish with task caps (every seventh user capped at
+/// 70% of its PS-DSF tasks, as the runner's MIX=1) and zero demands: every
+/// run is certified, caps included, whichever of the finish and the sweeps
+/// ends it, and the finish ends most.
+#[test]
+fn the_finish_with_caps_is_certified_and_keeps_the_caps() {
+    let (mut by_finish, mut runs) = (0, 0);
+    for seed in 1..=6u64 {
+        let base = leontief_core::generate::placement(120, 30, 2 + (seed as usize % 2), 6, seed);
+        let free = psdsf(&base, 100_000);
+        let mut raw = base.to_raw();
+        for (n, u) in raw.users.iter_mut().enumerate() {
+            if n % 7 == 0 {
+                u.tasks = Some(0.7 * free.tasks[n].iter().sum::<f64>());
+            }
+            if n % 5 == 0 && u.demand.iter().all(|&d| d > 0.0) {
+                u.demand[n % 2] = 0.0;
+            }
+        }
+        let inst = Instance::new(raw).unwrap();
+        runs += 1;
+        let o = vds(
+            &inst,
+            &VdsSettings {
+                alpha: 3.0,
+                ..VdsSettings::default()
+            },
+        );
+        let c = &o.certificate;
+        assert!(
+            o.converged && c.holds && c.kkt_residual <= 1e-9,
+            "seed {seed}: {c:?}"
+        );
+        for (n, u) in inst.users().iter().enumerate() {
+            if let Some(t) = u.tasks {
+                let x: f64 = o.tasks[n].iter().sum();
+                assert!(
+                    x <= t * (1.0 + 1e-12),
+                    "seed {seed}: user {n} at {x} over its cap {t}"
+                );
+            }
+        }
+        if o.sweeps <= FINISH_EVERY + 50 {
+            by_finish += 1;
+        }
+    }
+    assert!(
+        by_finish * 2 >= runs,
+        "{by_finish} of {runs} runs ended near the first finish"
+    );
+}
