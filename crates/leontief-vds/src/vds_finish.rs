@@ -61,10 +61,12 @@ const MAX_ITERATIONS: usize = 200;
 /// (relative to the user's total, the server's largest price, 1).
 const TARGET: f64 = 1e-12;
 
-/// Iterations without a tenfold fall of the worst product or residual
-/// that end the finish (checked from twice as many on: the first steps
-/// from the sweeps' point often move little).
-const STALL: usize = 15;
+/// Iterations whose best worst product or residual is not a tenth of
+/// the best before them end the finish (checked from twice as many on:
+/// the first steps from the sweeps' point often move little; comparing
+/// single iterations, not the best, cut runs at 50 eligible each just as
+/// they began to converge).
+const STALL: usize = 25;
 
 /// A stalled finish whose worst product or residual is within this still
 /// hands its point to the certificate. (1e-6 was tried: on one instance
@@ -509,7 +511,18 @@ pub(crate) fn finish(
         // HAND_BACK still goes to the certificate (held users creep the
         // last digits: 2e-12 after 60 iterations on one instance).
         history.push(worst);
-        if history.len() > 2 * STALL && worst > 0.1 * history[history.len() - 1 - STALL] {
+        let h = history.len();
+        if h > 2 * STALL
+            && history[h - STALL..]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                > 0.1
+                    * history[..h - STALL]
+                        .iter()
+                        .copied()
+                        .fold(f64::INFINITY, f64::min)
+        {
             return (worst <= HAND_BACK).then(|| read_out(&data, &pt));
         }
         let mu = (pt.x.iter().zip(&pt.w).map(|(a, b)| a * b).sum::<f64>()
