@@ -94,9 +94,10 @@ pub struct VdsSettings {
 }
 
 /// Sweeps between two tries of the interior-point finish (doubled after
-/// each try that gives no point whose certificate holds: on instances
-/// with caps where the finish stalls, 15-31 tries cost 5-17 s at 1,000 x
-/// 100 where the sweeps alone take 2-8 s).
+/// each try that gives no point whose certificate holds, and after each
+/// restart from a finish's point but the first: on instances with caps
+/// where the finish stalls, 15-31 tries cost 5-17 s at 1,000 x 100 where
+/// the sweeps alone take 2-8 s).
 pub const FINISH_EVERY: usize = 50;
 
 impl Default for VdsSettings {
