@@ -384,8 +384,8 @@ impl<'a> Data<'a> {
     }
 }
 
-/// The largest step in (0, 1] keeping `v + t dv` above `floor` times `v`
-/// (`TO_BOUNDARY` of the way to zero).
+/// The largest step up to `t` that moves no entry of `v` along `dv` more
+/// than [`TO_BOUNDARY`] of the way to zero.
 fn max_step(v: &[f64], dv: &[f64], mut t: f64) -> f64 {
     for (a, b) in v.iter().zip(dv) {
         if *b < 0.0 {
