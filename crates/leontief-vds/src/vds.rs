@@ -528,7 +528,14 @@ fn try_finish(
             lam: &d.lam,
         })
         .collect();
-    let Some(done) = finish(settings.alpha, &caps, &servers, tasks, iterations) else {
+    let Some(done) = finish(
+        settings.alpha,
+        &caps,
+        &servers,
+        tasks,
+        iterations,
+        settings.deadline,
+    ) else {
         return Finish::Failed;
     };
     let prices: Vec<Vec<f64>> = data
@@ -643,6 +650,47 @@ fn price_table(instance: &Instance, data: &[ServerData]) -> Vec<Vec<f64>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The finish keeps a run's time limit: with the deadline passed it
+    /// returns at once, and the run says `timed_out`; without one, the
+    /// same instance ends by it, certified.
+    #[test]
+    fn the_finish_keeps_the_time_limit() {
+        let inst = leontief_core::generate::placement(60, 20, 2, 5, 1);
+        let settings = VdsSettings {
+            alpha: 3.0,
+            ..VdsSettings::default()
+        };
+        let free = vds(&inst, &settings);
+        assert!(free.converged && free.finishes_tried >= 1, "{free:?}");
+        let elig = Eligibility::new(&inst);
+        let data: Vec<ServerData> = (0..inst.num_entries())
+            .map(|i| ServerData::new(&inst, i, &elig.on_server[i], 3.0))
+            .collect();
+        let servers: Vec<FinishServer> = data
+            .iter()
+            .map(|d| FinishServer {
+                users: &d.users,
+                r: &d.r,
+                log_b: &d.log_b,
+                ell: 0.0,
+                lam: &d.lam,
+            })
+            .collect();
+        let caps = vec![None; inst.num_users()];
+        let mut iterations = 0;
+        let past = Some(std::time::Instant::now());
+        assert!(finish(3.0, &caps, &servers, &free.tasks, &mut iterations, past).is_none());
+        assert_eq!(iterations, 0);
+        let late = vds(
+            &inst,
+            &VdsSettings {
+                deadline: past,
+                ..settings
+            },
+        );
+        assert!(late.timed_out && !late.converged);
+    }
 
     /// Found by exploration (alpha = 10): a falling price was allowed a
     /// step of e^(-10 mean / lam), underflowed to a denormal, and the
