@@ -194,6 +194,17 @@ impl ServerData {
         }
     }
 
+    /// What the interior-point finish reads of this server.
+    fn view(&self) -> FinishServer<'_> {
+        FinishServer {
+            users: &self.users,
+            r: &self.r,
+            log_b: &self.log_b,
+            ell: self.ell.unwrap_or(0.0),
+            lam: &self.lam,
+        }
+    }
+
     /// The best response to `total` (x_n over all servers) and `mine`
     /// (x_{n,i}); writes x_{n,i} into `out` (indexed like `users`).
     fn respond(
@@ -518,16 +529,7 @@ fn try_finish(
     iterations: &mut usize,
 ) -> Finish {
     let caps: Vec<Option<f64>> = instance.users().iter().map(|u| u.tasks).collect();
-    let servers: Vec<FinishServer> = data
-        .iter()
-        .map(|d| FinishServer {
-            users: &d.users,
-            r: &d.r,
-            log_b: &d.log_b,
-            ell: d.ell.unwrap_or(0.0),
-            lam: &d.lam,
-        })
-        .collect();
+    let servers: Vec<FinishServer> = data.iter().map(ServerData::view).collect();
     let Some(done) = finish(
         settings.alpha,
         &caps,
@@ -667,16 +669,7 @@ mod tests {
         let data: Vec<ServerData> = (0..inst.num_entries())
             .map(|i| ServerData::new(&inst, i, &elig.on_server[i], 3.0))
             .collect();
-        let servers: Vec<FinishServer> = data
-            .iter()
-            .map(|d| FinishServer {
-                users: &d.users,
-                r: &d.r,
-                log_b: &d.log_b,
-                ell: 0.0,
-                lam: &d.lam,
-            })
-            .collect();
+        let servers: Vec<FinishServer> = data.iter().map(ServerData::view).collect();
         let caps = vec![None; inst.num_users()];
         let mut iterations = 0;
         let past = Some(std::time::Instant::now());
