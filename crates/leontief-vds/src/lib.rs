@@ -49,6 +49,7 @@ pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION,
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{
     certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings, FINISH_EVERY,
+    FINISH_MAX_PRICES,
 };
 
 /// Who may run where: for each server entry, the users with

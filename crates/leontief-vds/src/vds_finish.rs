@@ -101,6 +101,8 @@ struct Data<'a> {
     price_at: Vec<usize>,
     /// User of each pair.
     user: Vec<usize>,
+    /// Server of each pair.
+    server: Vec<usize>,
     /// Pairs of each user.
     of_user: Vec<Vec<usize>>,
     /// A_{n,i} per pair.
@@ -146,12 +148,13 @@ impl<'a> Data<'a> {
     fn new(alpha: f64, caps: &[Option<f64>], servers: &'a [FinishServer<'a>]) -> Self {
         let nu = caps.len();
         let (mut pair_at, mut price_at) = (vec![0], vec![0]);
-        let (mut user, mut a) = (Vec::new(), Vec::new());
+        let (mut user, mut server, mut a) = (Vec::new(), Vec::new(), Vec::new());
         let mut of_user = vec![Vec::new(); nu];
-        for srv in servers {
+        for (i, srv) in servers.iter().enumerate() {
             for (k, &n) in srv.users.iter().enumerate() {
                 of_user[n].push(user.len());
                 user.push(n);
+                server.push(i);
                 a.push(alpha * srv.log_b[k] - srv.ell);
             }
             pair_at.push(user.len());
@@ -163,6 +166,7 @@ impl<'a> Data<'a> {
             pair_at,
             price_at,
             user,
+            server,
             of_user,
             a,
             cap: caps.to_vec(),
@@ -306,7 +310,7 @@ impl<'a> Data<'a> {
             h.clear();
             v.clear();
             for &p in &self.of_user[n] {
-                let s = self.server_of(p);
+                let s = self.server[p];
                 let k = p - self.pair_at[s];
                 let l0 = self.price_at[s];
                 for j in 0..self.servers[s].lam.len() {
@@ -337,7 +341,7 @@ impl<'a> Data<'a> {
             sigma: vec![0.0; np],
         };
         let qdl = |p: usize| -> f64 {
-            let s = self.server_of(p);
+            let s = self.server[p];
             let k = p - self.pair_at[s];
             let l0 = self.price_at[s];
             (0..self.servers[s].lam.len())
@@ -377,10 +381,6 @@ impl<'a> Data<'a> {
             }
         }
         Some(step)
-    }
-
-    fn server_of(&self, p: usize) -> usize {
-        self.pair_at.partition_point(|&a| a <= p) - 1
     }
 }
 

@@ -661,3 +661,45 @@ fn the_finish_with_caps_is_certified_and_keeps_the_caps() {
         "{by_finish} of {runs} runs ended near the first finish"
     );
 }
+
+/// Units: resource 0 in bytes (x 1e10) and resource 1 in thousandths
+/// (x 1e-3) give the same equilibrium totals through the finish, and the
+/// certificate holds on both.
+#[test]
+fn the_finish_gives_the_same_totals_in_any_units() {
+    for seed in 1..=4u64 {
+        let inst = leontief_core::generate::placement(60, 20, 2, 5, seed);
+        let mut raw = inst.to_raw();
+        let scale = [1e10, 1e-3];
+        for s in raw.servers.iter_mut() {
+            for (c, f) in s.capacity.iter_mut().zip(scale) {
+                *c *= f;
+            }
+        }
+        for u in raw.users.iter_mut() {
+            for (d, f) in u.demand.iter_mut().zip(scale) {
+                *d *= f;
+            }
+        }
+        let scaled = Instance::new(raw).unwrap();
+        let settings = VdsSettings {
+            alpha: 3.0,
+            ..VdsSettings::default()
+        };
+        let (a, b) = (vds(&inst, &settings), vds(&scaled, &settings));
+        for o in [&a, &b] {
+            let c = &o.certificate;
+            assert!(
+                o.converged && c.holds && c.kkt_residual <= 1e-9,
+                "seed {seed}: {c:?}"
+            );
+            assert!(o.finishes_tried >= 1);
+        }
+        for (p, q) in totals(&a.tasks).iter().zip(totals(&b.tasks)) {
+            assert!(
+                (p - q).abs() <= 1e-6 * p.max(1.0),
+                "seed {seed}: {p} vs {q}"
+            );
+        }
+    }
+}
