@@ -13,8 +13,10 @@
 //!
 //! Columns are appended to the loaded problem and the next solve starts
 //! over (no warm start; an interior point method gains little from one). Its solutions are interior, not vertices
-//! ([`LpBackend::vertex_duals`] is false), so the operator decides every
-//! freeze by its growth LPs.
+//! ([`LpBackend::vertex_duals`] is false): a round's
+//! prices prove blocked users by weak duality over every pair
+//! ([`crate::maxmin::dual_blocked`]), its point shows those that rise, and
+//! growth LPs decide the rest.
 
 use leontief_clarabel::{Clarabel, ClarabelLp, ClarabelSettings};
 use leontief_model::{BackendError, LpBackend, Problem};

@@ -69,11 +69,15 @@
 //!    than HiGHS's interior point on it, up to 1,500 users.
 //! 5. When the pooled levels are out of reach (the pooled LP's optimum
 //!    falls short and no pair prices in): column generation from the
-//!    pooled LP's pairs, which hold that optimum (its round 1 when every
-//!    user shares one pooled level); on Clarabel up to 1,500 users.
-//!    Measured at 100 x 1,000 with 4 resources, seed 2: 1.7 s, against
-//!    15 s for the flat LP and 188 s for column generation from the
-//!    usual seed (37 passes).
+//!    pooled LP's pairs, which hold that optimum; on Clarabel up to 1,500
+//!    users. Measured at 100 x 1,000 with 4 resources, seed 2: 1.7 s,
+//!    against 15 s for the flat LP and 188 s for column generation from
+//!    the usual seed (37 passes). When every user shares one pooled
+//!    level, the pooled LP *is* round 1, and when its prices prove every
+//!    user blocked ([`dual_blocked`]) it is the answer: 0.52 s there
+//!    (nineteenth session; five Clarabel solves became three). On
+//!    Clarabel's rounds the same proof, and the interior point showing
+//!    the users that rise, replace most growth LPs.
 //! 6. Otherwise the flat LP up to [`FLAT_UP_TO`] pairs, and above that
 //!    column generation: the same rounds, each LP grown by pricing passes
 //!    over every pair ([`crate::pricing::price`]) until none prices in.
@@ -245,6 +249,10 @@ pub struct MaxMinOutcome {
     /// The dual certificate of each round (users frozen by a positive
     /// dual, and those frozen by a growth LP), see [`RoundCertificate`].
     pub certificates: Vec<RoundCertificate>,
+    /// Growth LPs solved (each with its pricing passes): rounds whose
+    /// users neither a vertex's duals nor the round's prices
+    /// ([`dual_blocked`]) proved blocked.
+    pub growth_lps: usize,
     /// True when the pooled levels were realised ([`crate::pooled`]).
     pub pooled_first: bool,
     /// True when the pattern master ran ([`crate::patterns`]).
@@ -279,6 +287,7 @@ impl MaxMinOutcome {
             pricing_passes: 0,
             pricing_seconds: 0.0,
             certificates: Vec::new(),
+            growth_lps: 0,
             pooled_first: false,
             patterns: false,
             capped: false,
@@ -625,10 +634,51 @@ fn unit_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
 /// [`unit_prices`] as a certificate: a capacity row's dual is >= 0 up to
 /// the LP's tolerance, a certificate's prices must be >= 0 (the check
 /// refuses others), and a 0 only weakens the bound.
-fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
+pub(crate) fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
     unit_prices(lp, row_dual)
         .into_iter()
         .map(|p| p.max(0.0))
+        .collect()
+}
+
+/// The users of `candidates` that the capacity prices of `row_dual` prove
+/// blocked, by weak duality over every runnable pair (the audit's
+/// certificate check, in the LP's units): with u_n each user's cheapest
+/// level unit and C the priced capacity, an allocation that keeps every
+/// user k at least `lower[k]` raises user n by at most
+/// (C - sum_k u_k lower_k) / u_n; proved when that is at most `tol`, the
+/// growth LPs' own test. An interior point method's duals are not a
+/// vertex's, but they need not be: the bound holds for any prices, and
+/// at an optimum near the centre of the optimal face (where an interior
+/// point method ends) every user that cannot rise carries a positive
+/// price.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn dual_blocked(
+    mm: &MaxMinLp,
+    instance: &Instance,
+    placement: bool,
+    row_dual: &[f64],
+    lower: &[f64],
+    candidates: &[usize],
+    tol: f64,
+) -> Vec<usize> {
+    let prices = certificate_prices(mm, row_dual);
+    let cost: f64 = mm
+        .cap_row
+        .iter()
+        .filter(|&&j| j != usize::MAX)
+        .map(|&j| row_dual[j].max(0.0))
+        .sum();
+    let u = crate::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices);
+    let held: f64 = (0..u.len())
+        .filter(|&k| mm.runnable[k])
+        .map(|k| u[k] * lower[k])
+        .sum();
+    let room = (cost - held).max(0.0);
+    candidates
+        .iter()
+        .copied()
+        .filter(|&n| u[n] > 0.0 && room <= tol * u[n])
         .collect()
 }
 
@@ -978,7 +1028,13 @@ pub fn lex_max_min<B: LpBackend>(
     };
     let mut pooled_pairs = None;
     if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
-        match crate::pooled::realise(backend, instance, sigma, placement)? {
+        match crate::pooled::realise(
+            backend,
+            instance,
+            sigma,
+            placement,
+            settings.level_tolerance,
+        )? {
             crate::pooled::Pooled::Realised(out) => return Ok(*out),
             crate::pooled::Pooled::Short(pairs) => pooled_pairs = Some(pairs),
             crate::pooled::Pooled::Failed => {}
@@ -1137,6 +1193,50 @@ fn rounds<B: LpBackend>(
                 users: blocked.clone(),
             });
         }
+        // Without vertex duals, the users the round's prices prove blocked
+        // need no growth LP (see [`dual_blocked`]).
+        if !trust_duals && !undecided.is_empty() {
+            let lower: Vec<f64> = (0..nu)
+                .map(|k| match (runnable[k], active[k]) {
+                    (false, _) => 0.0,
+                    (true, true) => t_star,
+                    (true, false) => out.levels[k],
+                })
+                .collect();
+            let proved = dual_blocked(
+                &mm,
+                instance,
+                placement,
+                &sol.row_dual,
+                &lower,
+                &undecided,
+                tol,
+            );
+            if !proved.is_empty() {
+                out.certificates.push(RoundCertificate {
+                    round: out.rounds,
+                    prices: certificate_prices(&mm, &sol.row_dual),
+                    users: proved.clone(),
+                });
+                let mut is_proved = vec![false; nu];
+                for &n in &proved {
+                    is_proved[n] = true;
+                }
+                undecided.retain(|&n| !is_proved[n]);
+                blocked.extend(proved);
+            }
+            // An interior point method ends near the centre of the optimal
+            // face, where every user that can rise is above theta*: its
+            // point is the same witness a growth LP gives. (Kept active
+            // wrongly, a user would freeze at theta* in the next round.)
+            let rises = |n: usize| {
+                let gain = level_of(&sol.x, n) - t_star;
+                gain > tol && weight(n) * gain > share_tol
+            };
+            if !blocked.is_empty() && undecided.iter().all(|&n| rises(n)) {
+                undecided.clear();
+            }
+        }
         if !undecided.is_empty() {
             // Growth LPs: theta fixed, maximise the undecided users' levels.
             let fixed = t_star * (1.0 - relaxation);
@@ -1146,6 +1246,7 @@ fn rounds<B: LpBackend>(
                 lp.set_cost(ycols[n], 1.0)?;
             }
             loop {
+                out.growth_lps += 1;
                 // As for the level LP, theta relaxed with the frozen users.
                 let frozen = Frozen {
                     active: &active,

@@ -59,7 +59,8 @@
 //! groups), and HiGHS took 0.27-1.4 s on the groups' LP alone.
 
 use crate::maxmin::{
-    build, finish, solve_priced, Freeze, MaxMinLp, MaxMinOutcome, RoundCertificate,
+    build, certificate_prices, dual_blocked, finish, solve_priced, Freeze, MaxMinLp, MaxMinOutcome,
+    RoundCertificate,
 };
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, ServerId, UserId};
@@ -112,6 +113,7 @@ pub(crate) fn realise<B: LpBackend>(
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
+    level_tolerance: f64,
 ) -> Result<Pooled, BackendError> {
     let t0 = Instant::now();
     let (k, m, nu) = (
@@ -205,10 +207,13 @@ pub(crate) fn realise<B: LpBackend>(
         &candidates,
         &level,
         base,
+        level_tolerance,
     )?;
     if let Pooled::Realised(out) = &mut found {
         out.build_seconds += before;
-        out.first_level = first.is_finite().then_some(first);
+        if out.first_level.is_none() {
+            out.first_level = first.is_finite().then_some(first);
+        }
     }
     Ok(found)
 }
@@ -217,6 +222,13 @@ pub(crate) fn realise<B: LpBackend>(
 /// runnable user at least its pooled `level`: first on Clarabel
 /// ([`crate::direct`]), then, if undecided, on `backend`. `base` holds the
 /// rounds and certificates of the pooled filling.
+///
+/// When every user shares one pooled level and it is out of reach, the
+/// LP's optimum is the general path's round 1 (the same LP, theta in
+/// units of that level): when its prices prove every user blocked there
+/// ([`crate::maxmin::dual_blocked`], to `level_tolerance`), that is the
+/// answer, without building and solving round 1 again.
+#[allow(clippy::too_many_arguments)]
 fn at_levels<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -225,6 +237,7 @@ fn at_levels<B: LpBackend>(
     candidates: &[Vec<ServerId>],
     level: &[f64],
     base: MaxMinOutcome,
+    level_tolerance: f64,
 ) -> Result<Pooled, BackendError> {
     let nu = instance.num_users();
     let t0 = Instant::now();
@@ -273,7 +286,14 @@ fn at_levels<B: LpBackend>(
         let mut lp = crate::direct::Direct::new()?.load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
-            Verdict::Short => return Ok(Pooled::Short(entries(&mm))),
+            Verdict::Short(sol) => {
+                return Ok(
+                    match one_round(out, &mm, &sol, instance, sigma, placement, level_tolerance) {
+                        Some(done) => done,
+                        None => Pooled::Short(entries(&mm)),
+                    },
+                )
+            }
             // HiGHS goes on from the columns added.
             Verdict::Undecided => problem = lp.problem().clone(),
         }
@@ -283,7 +303,7 @@ fn at_levels<B: LpBackend>(
     Ok(
         match grow(&mut lp, &mut mm, instance, placement, &mut out, false)? {
             Verdict::Realised(sol) => realised(out, &mm, &sol, instance, sigma),
-            Verdict::Short => Pooled::Short(entries(&mm)),
+            Verdict::Short(_) => Pooled::Short(entries(&mm)),
             Verdict::Undecided => Pooled::Failed,
         },
     )
@@ -303,6 +323,56 @@ fn realised(
     Pooled::Realised(Box::new(out))
 }
 
+/// The answer when the pooled levels are out of reach but every user
+/// shares one pooled level (pooled round 1, none capped) and the prices of
+/// `sol`, the LP's optimum, prove every user blocked at its level there:
+/// round 1 of the general path, ended by its own certificate. `None`
+/// otherwise (the general path then runs).
+fn one_round(
+    mut out: MaxMinOutcome,
+    mm: &MaxMinLp,
+    sol: &leontief_model::Solution,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    level_tolerance: f64,
+) -> Option<Pooled> {
+    let nu = instance.num_users();
+    let users: Vec<usize> = (0..nu).filter(|&n| mm.runnable[n]).collect();
+    if users
+        .iter()
+        .any(|&n| out.frozen_round[n] != 1 || out.freeze[n] != Freeze::Blocked)
+    {
+        return None;
+    }
+    let theta = sol.x[mm.theta.0];
+    let lower: Vec<f64> = (0..nu)
+        .map(|n| {
+            if mm.runnable[n] {
+                theta * out.levels[n]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let smallest = users.iter().map(|&n| lower[n]).fold(INF, f64::min);
+    let tol = level_tolerance * smallest;
+    let proved = dual_blocked(mm, instance, placement, &sol.row_dual, &lower, &users, tol);
+    if proved.len() != users.len() {
+        return None;
+    }
+    out.levels = lower;
+    out.rounds = 1;
+    out.first_level = Some(smallest / mm.scale);
+    out.certificates = vec![RoundCertificate {
+        round: 1,
+        prices: certificate_prices(mm, &sol.row_dual),
+        users,
+    }];
+    out.pooled_first = false;
+    Some(realised(out, mm, sol, instance, sigma))
+}
+
 /// The entries of each user's columns in `mm`.
 fn entries(mm: &MaxMinLp) -> Vec<Vec<ServerId>> {
     mm.pairs
@@ -319,7 +389,7 @@ enum Verdict {
     /// out of reach on the per-server entries (on Clarabel, up to the
     /// accuracy of its duals; a wrong verdict costs time, not exactness:
     /// the general path runs).
-    Short,
+    Short(leontief_model::Solution),
     /// A solve left no solution (with `strict`, no optimum); its status
     /// is not kept.
     Undecided,
@@ -354,6 +424,6 @@ fn grow<L: LoadedLp>(
     Ok(if sol.x[theta.0] >= 1.0 - 1e-9 {
         Verdict::Realised(sol)
     } else {
-        Verdict::Short
+        Verdict::Short(sol)
     })
 }

@@ -254,6 +254,40 @@ pub fn price(
     }
 }
 
+/// Each user's cheapest level unit under prices `y_per_unit` (per unit of
+/// each resource on each entry, entry-major): `coef_n min_i d_n . y_i`
+/// over every entry user n may run on (0 for users not in `users`). One
+/// pass over every runnable pair, in parallel over users.
+pub fn cheapest(
+    instance: &Instance,
+    placement: bool,
+    users: &[bool],
+    coef: &[f64],
+    y_per_unit: &[f64],
+) -> Vec<f64> {
+    let m = instance.num_resources();
+    (0..instance.num_users())
+        .into_par_iter()
+        .map(|n| {
+            if !users[n] {
+                return 0.0;
+            }
+            let d = &instance.user(UserId(n)).demand;
+            let mut best = f64::INFINITY;
+            for_each_runnable(instance, UserId(n), placement, |i| {
+                let yi = &y_per_unit[i.0 * m..(i.0 + 1) * m];
+                let c: f64 = d.iter().zip(yi).map(|(d, y)| d * y).sum();
+                best = best.min(c);
+            });
+            if best.is_finite() {
+                coef[n] * best
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
 /// Candidate pairs that bracket each entry: users sorted by the direction
 /// of their demand (the angle from the first resource to the others, per
 /// unit of total capacity), each entry paired with the `near` users
