@@ -279,6 +279,18 @@ pub const RESTART_FROM: usize = 128;
 /// Restarts at most per run (the sweeps alone then go on to their limit).
 const MAX_RESTARTS: usize = 16;
 
+/// Each exact finish runs on a second thread, from a copy of the sweeps'
+/// point, while the sweeps go on; its answer is taken this fraction of the
+/// interval to the next try later (at least one sweep), at a fixed sweep,
+/// so a run does not depend on the clock. A restart it proposes then
+/// replaces the sweeps done meanwhile. Measured at 1,000 x 1,000 with 50
+/// eligible each (benches/REPORT.md, nineteenth session), against the
+/// finish on the sweeps' thread, same session, interleaved: 2 resources
+/// 0.92 -> 0.83, 0.70 -> 0.55, 0.86 -> 0.68 s (seeds 1-3); a half of the
+/// interval restarted too late (1.26 s on seed 1), an eighth was no
+/// better on average.
+const FINISH_LAG: usize = 4;
+
 /// Sweeps before the first exact finish is tried.
 const FIRST_FINISH: usize = 8;
 
@@ -420,93 +432,115 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     };
     let (mut block_change, mut last_block) = (0.0f64, f64::INFINITY);
     let (mut best_block, mut stalled) = (f64::INFINITY, 0);
-    while sweeps < max_sweeps {
-        if settings
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
-        {
-            timed_out = true;
-            break;
-        }
-        sweeps += 1;
-        let mut change = 0.0f64;
-        let mut scale = 0.0f64;
-        // Plain for the first sweeps (from zero the responses are far
-        // from any fixed point).
-        let relax = omega != 1.0 && sweeps > 2;
-        for i in 0..k {
-            let here = &mut xp[start[i]..start[i + 1]];
-            for (&(n, _), &v) in elig.on_server[i].iter().zip(here.iter()) {
-                other[n] = total[n] - v;
+    // Each exact finish runs on a second thread from a copy of the sweeps'
+    // point while the sweeps go on (see [`FINISH_LAG`]).
+    type Try = (Option<Vec<Vec<f64>>>, Option<Vec<f64>>);
+    std::thread::scope(|scope| {
+        let mut pending: Option<(usize, std::thread::ScopedJoinHandle<'_, Try>)> = None;
+        while sweeps < max_sweeps {
+            if settings
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
+                timed_out = true;
+                break;
             }
-            best_response(instance, &flat, i, &other, &mut x, &mut scratch, &mut order);
-            for (&(n, _), v) in elig.on_server[i].iter().zip(here.iter_mut()) {
-                change = change.max((x[n] - *v).abs());
-                scale = scale.max(x[n].abs());
-                *v = if relax {
-                    (*v + omega * (x[n] - *v)).max(0.0)
-                } else {
-                    x[n]
-                };
-                total[n] = other[n] + *v;
-            }
-        }
-        // Re-sum so rounding does not drift over many sweeps.
-        for n in 0..nu {
-            total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
-        }
-        if change <= 1e-13 * scale.max(1e-300) {
-            converged = true;
-            break;
-        }
-        block_change = block_change.max(change / scale.max(1e-300));
-        if sweeps % RELAXATION_BLOCK == 0 {
-            if block_change < best_block {
-                (best_block, stalled) = (block_change, 0);
-            } else {
-                stalled += 1;
-            }
-            if block_change > DIVERGING * last_block || stalled >= STALLED_BLOCKS {
-                omega = 1.0;
-            }
-            (last_block, block_change) = (block_change, 0.0);
-        }
-        if settings.exact_finish && sweeps == next_finish {
-            finishes_tried += 1;
-            next_finish = sweeps + (sweeps / 4).max(FIRST_FINISH);
-            // At most about an eighth of the work of the sweeps so far (a
-            // sweep touches every eligible pair m times): failed tries stay
-            // cheap; a quarter or a sixteenth was measured slower at
-            // 1,000 x 1,000 (benches/REPORT.md).
-            let budget = sweeps * pairs * m / 8;
-            let mut restart = None;
-            let may_restart = settings.restart && sweeps >= RESTART_FROM && restarts < MAX_RESTARTS;
-            let got = forest_finish(
-                instance,
-                &elig,
-                &xp,
-                &total,
-                budget,
-                may_restart.then_some(&mut restart),
-            );
-            if let (None, Some(r)) = (&got, restart) {
-                // Restart the sweeps from the finish's levels (`split.rs`).
-                restarts += 1;
-                xp = r;
-                for n in 0..nu {
-                    total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
+            sweeps += 1;
+            let mut change = 0.0f64;
+            let mut scale = 0.0f64;
+            // Plain for the first sweeps (from zero the responses are far
+            // from any fixed point).
+            let relax = omega != 1.0 && sweeps > 2;
+            for i in 0..k {
+                let here = &mut xp[start[i]..start[i + 1]];
+                for (&(n, _), &v) in elig.on_server[i].iter().zip(here.iter()) {
+                    other[n] = total[n] - v;
+                }
+                best_response(instance, &flat, i, &other, &mut x, &mut scratch, &mut order);
+                for (&(n, _), v) in elig.on_server[i].iter().zip(here.iter_mut()) {
+                    change = change.max((x[n] - *v).abs());
+                    scale = scale.max(x[n].abs());
+                    *v = if relax {
+                        (*v + omega * (x[n] - *v)).max(0.0)
+                    } else {
+                        x[n]
+                    };
+                    total[n] = other[n] + *v;
                 }
             }
-            if let Some(t) = got {
-                if crate::certificate(instance, &t, 1e-9).holds {
+            // Re-sum so rounding does not drift over many sweeps.
+            for n in 0..nu {
+                total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
+            }
+            if change <= 1e-13 * scale.max(1e-300) {
+                converged = true;
+                break;
+            }
+            block_change = block_change.max(change / scale.max(1e-300));
+            if sweeps % RELAXATION_BLOCK == 0 {
+                if block_change < best_block {
+                    (best_block, stalled) = (block_change, 0);
+                } else {
+                    stalled += 1;
+                }
+                if block_change > DIVERGING * last_block || stalled >= STALLED_BLOCKS {
+                    omega = 1.0;
+                }
+                (last_block, block_change) = (block_change, 0.0);
+            }
+            // The try launched a lag ago ([`FINISH_LAG`]) ends here, whatever the
+            // clock says: the run stays deterministic.
+            if pending.as_ref().is_some_and(|(at, _)| *at == sweeps) {
+                let (_, handle) = pending.take().expect("checked");
+                let (got, restart) = handle.join().expect("the finish does not panic");
+                if let Some(r) = restart {
+                    // Restart the sweeps from the finish's levels (`split.rs`).
+                    restarts += 1;
+                    xp = r;
+                    for n in 0..nu {
+                        total[n] = user_pairs[n].iter().map(|&p| xp[p]).sum();
+                    }
+                }
+                if let Some(t) = got {
                     finished = Some(t);
                     converged = true;
                     exact_finish = true;
                     break;
                 }
             }
+            if settings.exact_finish && sweeps == next_finish && pending.is_none() {
+                finishes_tried += 1;
+                let interval = (sweeps / 4).max(FIRST_FINISH);
+                next_finish = sweeps + interval;
+                // At most about an eighth of the work of the sweeps so far (a
+                // sweep touches every eligible pair m times): failed tries stay
+                // cheap; a quarter or a sixteenth was measured slower at
+                // 1,000 x 1,000 (benches/REPORT.md).
+                let budget = sweeps * pairs * m / 8;
+                let may_restart =
+                    settings.restart && sweeps >= RESTART_FROM && restarts < MAX_RESTARTS;
+                let (snap_x, snap_total, elig) = (xp.clone(), total.clone(), &elig);
+                let lag = (interval / FINISH_LAG).max(1);
+                pending = Some((
+                    sweeps + lag,
+                    scope.spawn(move || {
+                        let mut restart = None;
+                        let got = forest_finish(
+                            instance,
+                            elig,
+                            &snap_x,
+                            &snap_total,
+                            budget,
+                            may_restart.then_some(&mut restart),
+                        );
+                        let restart = if got.is_none() { restart } else { None };
+                        let got = got.filter(|t| crate::certificate(instance, t, 1e-9).holds);
+                        (got, restart)
+                    }),
+                ));
+            }
         }
-    }
+    });
     let tasks = finished.unwrap_or_else(|| dense(&xp));
     PsdsfOutcome {
         tasks,
