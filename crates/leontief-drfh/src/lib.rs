@@ -16,6 +16,7 @@
 //! lists do not apply to it: the output says so).
 #![deny(missing_docs)]
 
+mod block_ipm;
 mod capped;
 mod direct;
 pub mod maxmin;

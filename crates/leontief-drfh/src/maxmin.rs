@@ -615,6 +615,20 @@ pub fn build(
     }
 }
 
+/// The block of each row of `lp` for [`crate::block_ipm`]: entry i's
+/// capacity rows form block i; links and levels are dense.
+/// `m` resources, `rows` rows in all.
+pub(crate) fn row_blocks(lp: &MaxMinLp, m: usize, rows: usize) -> Vec<u32> {
+    let m = m.max(1);
+    let mut blocks = vec![crate::block_ipm::DENSE; rows];
+    for (j, &row) in lp.cap_row.iter().enumerate() {
+        if row != usize::MAX {
+            blocks[row] = (j / m) as u32;
+        }
+    }
+    blocks
+}
+
 /// Prices per unit of each resource on each entry (`y_{i,r} / c_{i,r}`,
 /// entry-major; 0 where there is no row) from a solve's row duals.
 fn unit_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {

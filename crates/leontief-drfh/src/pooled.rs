@@ -29,7 +29,11 @@
 //!
 //! ## Which solver
 //!
-//! The LP is solved by Clarabel first ([`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
+//! With up to [`crate::block_ipm::MAX_USERS`] users the LP is solved by
+//! the block interior point method ([`crate::block_ipm`], nineteenth
+//! session: 100 x 1,000 with 4 resources, 0.08-0.10 s a solve against
+//! Clarabel's 0.13-0.19 s), which hands a solve it does not finish to
+//! Clarabel. Above that, Clarabel first ([`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
 //! session, release, 2 cores, seed 1, end to end with the certificate
 //! check and drfh's references), HiGHS IPX against Clarabel:
 //!
@@ -58,9 +62,10 @@
 //! 0.98 (3 resources, 100 groups) and 0.84-0.95 (4 resources, 100-400
 //! groups), and HiGHS took 0.27-1.4 s on the groups' LP alone.
 
+use crate::block_ipm::BlockIpm;
 use crate::maxmin::{
-    build, certificate_prices, dual_blocked, finish, solve_priced, Freeze, MaxMinLp, MaxMinOutcome,
-    RoundCertificate,
+    build, certificate_prices, dual_blocked, finish, row_blocks, solve_priced, Freeze, MaxMinLp,
+    MaxMinOutcome, RoundCertificate,
 };
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, ServerId, UserId};
@@ -219,7 +224,8 @@ pub(crate) fn realise<B: LpBackend>(
 }
 
 /// One LP on the pairs of `candidates`, grown by pricing, with every
-/// runnable user at least its pooled `level`: first on Clarabel
+/// runnable user at least its pooled `level`: first by the block interior
+/// point method or Clarabel
 /// ([`crate::direct`]), then, if undecided, on `backend`. `base` holds the
 /// rounds and certificates of the pooled filling.
 ///
@@ -283,7 +289,11 @@ fn at_levels<B: LpBackend>(
     };
     let runnable = mm.runnable.iter().filter(|&&r| r).count();
     if runnable <= crate::direct::MAX_USERS {
-        let mut lp = crate::direct::Direct::new()?.load(problem)?;
+        // Few users: the block interior point method ([`crate::block_ipm`]);
+        // otherwise, and whenever it does not converge, Clarabel.
+        let blocks = (runnable <= crate::block_ipm::MAX_USERS)
+            .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
+        let mut lp = BlockIpm::new(blocks).load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
             Verdict::Short(sol) => {
