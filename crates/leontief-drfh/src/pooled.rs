@@ -29,7 +29,7 @@
 //!
 //! ## Which solver
 //!
-//! With up to [`crate::block_ipm::MAX_USERS`] users the LP is solved by
+//! Where it pays ([`crate::block_ipm::pays`]) the LP is solved by
 //! the block interior point method ([`crate::block_ipm`], nineteenth
 //! session: 100 x 1,000 with 4 resources, 0.08-0.10 s a solve against
 //! Clarabel's 0.13-0.19 s), which hands a solve it does not finish to
@@ -291,7 +291,7 @@ fn at_levels<B: LpBackend>(
     if runnable <= crate::direct::MAX_USERS {
         // Few users: the block interior point method ([`crate::block_ipm`]);
         // otherwise, and whenever it does not converge, Clarabel.
-        let blocks = (runnable <= crate::block_ipm::MAX_USERS)
+        let blocks = crate::block_ipm::pays(runnable, instance.num_resources())
             .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
         let mut lp = BlockIpm::new(blocks).load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
