@@ -65,8 +65,10 @@
 //!    finds a per-server allocation with
 //!    every user at its pooled level, grown by pricing if it falls short.
 //!    Realised, it is the answer, certified by the pooled prices. That LP
-//!    is solved by Clarabel (sparse LDL, [`crate::direct`]), 3-5x faster
-//!    than HiGHS's interior point on it, up to 1,500 users.
+//!    is solved by the block interior point method where it pays (few
+//!    users, [`crate::block_ipm`]) and otherwise by Clarabel (sparse LDL,
+//!    [`crate::direct`]), 3-5x faster than HiGHS's interior point on it,
+//!    up to 1,500 users.
 //! 5. When the pooled levels are out of reach (the pooled LP's optimum
 //!    falls short and no pair prices in): column generation from the
 //!    pooled LP's pairs, which hold that optimum; on Clarabel up to 1,500
