@@ -20,6 +20,7 @@
 //! from them is proved by the prices it prints. A solve that does not reach
 //! [`TOLERANCE`] is handed to Clarabel ([`crate::direct`]) as it stands.
 
+use leontief_clarabel::ClarabelLp;
 use leontief_model::{
     BackendError, Col, LoadedLp, LpBackend, NewCol, Problem, Row, Sense, Solution, Status,
 };
@@ -87,7 +88,7 @@ impl LpBackend for BlockIpm {
 
     fn load(&self, problem: Problem) -> Result<BlockLp, BackendError> {
         Ok(BlockLp {
-            problem,
+            clarabel: crate::direct::Direct::new()?.load(problem)?,
             blocks: self.blocks.clone(),
         })
     }
@@ -97,16 +98,20 @@ impl LpBackend for BlockIpm {
     }
 }
 
-/// A loaded LP: each solve starts over from the problem as it stands.
+/// A loaded LP: each solve starts over from the problem as it stands,
+/// which Clarabel holds (and solves where this method does not).
 pub(crate) struct BlockLp {
-    problem: Problem,
+    clarabel: ClarabelLp,
     blocks: Option<Vec<u32>>,
 }
 
 impl LoadedLp for BlockLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();
-        let tried = self.blocks.as_ref().map(|b| solve(&self.problem, b));
+        let tried = self
+            .blocks
+            .as_ref()
+            .map(|b| solve(self.clarabel.problem(), b));
         let why = match tried {
             Some(Ok(sol)) => return Ok(sol),
             Some(Err((status, steps))) => Some(format!(
@@ -117,8 +122,7 @@ impl LoadedLp for BlockLp {
         };
         // Not converged (or a column across two blocks): Clarabel solves
         // the LP as it stands.
-        let mut lp = crate::direct::Direct::new()?.load(self.problem.clone())?;
-        let mut sol = lp.solve()?;
+        let mut sol = self.clarabel.solve()?;
         if let Some(why) = why {
             sol.raw_status.push_str(&why);
             sol.seconds = t0.elapsed().as_secs_f64();
@@ -127,40 +131,27 @@ impl LoadedLp for BlockLp {
     }
 
     fn problem(&self) -> &Problem {
-        &self.problem
+        self.clarabel.problem()
     }
 
     fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.problem.col_lower[col.0] = lower;
-        self.problem.col_upper[col.0] = upper;
-        Ok(())
+        self.clarabel.set_col_bounds(col, lower, upper)
     }
 
     fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.problem.row_lower[row.0] = lower;
-        self.problem.row_upper[row.0] = upper;
-        Ok(())
+        self.clarabel.set_row_bounds(row, lower, upper)
     }
 
     fn set_cost(&mut self, col: Col, cost: f64) -> Result<(), BackendError> {
-        self.problem.col_cost[col.0] = cost;
-        Ok(())
+        self.clarabel.set_cost(col, cost)
     }
 
     fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError> {
-        let pos = self
-            .problem
-            .entry_position(row, col)
-            .ok_or(BackendError::NotInPattern {
-                row: row.0,
-                col: col.0,
-            })?;
-        self.problem.a_value[pos] = value;
-        Ok(())
+        self.clarabel.set_coefficient(row, col, value)
     }
 
     fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
-        Ok(cols.iter().map(|c| self.problem.push_col(c)).collect())
+        self.clarabel.add_cols(cols)
     }
 }
 
@@ -716,11 +707,7 @@ fn factor(layout: &Layout, vars: &[Var], d: &[f64]) -> Option<Factor> {
                     wb[a * t + pos] += dva * vc;
                 }
             }
-            for &(a, va) in &v.dense {
-                for &(c, vc) in &v.dense {
-                    schur[a * nd + c] += dj * va * vc;
-                }
-            }
+            add_dense(schur, nd, v, dj);
         }
         reg(&mut mb, m);
         if !cholesky(&mut mb, m) {
@@ -790,18 +777,22 @@ fn factor(layout: &Layout, vars: &[Var], d: &[f64]) -> Option<Factor> {
         }
     }
     for &j in &layout.dense_only {
-        let (v, dj) = (&vars[j], d[j]);
-        for &(a, va) in &v.dense {
-            for &(c, vc) in &v.dense {
-                schur[a * nd + c] += dj * va * vc;
-            }
-        }
+        add_dense(&mut schur, nd, &vars[j], d[j]);
     }
     reg(&mut schur, nd);
     if !cholesky(&mut schur, nd) {
         return None;
     }
     Some(Factor { chol, w, schur })
+}
+
+/// Add `dj a a^T` over the dense rows of `v` to the Schur complement.
+fn add_dense(schur: &mut [f64], nd: usize, v: &Var, dj: f64) {
+    for &(a, va) in &v.dense {
+        for &(c, vc) in &v.dense {
+            schur[a * nd + c] += dj * va * vc;
+        }
+    }
 }
 
 /// Solve `A D A^T dy = rhs` with the factors of [`factor`].
@@ -865,40 +856,17 @@ fn back_solve(layout: &Layout, f: &Factor, rhs: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use leontief_model::ProblemBuilder;
-
-    const INF: f64 = f64::INFINITY;
 
     /// The optimum and its duals on a small LP with every row dense, grown
-    /// by a column, and a bound change taking effect.
+    /// by a column, and a bound change taking effect: each solve by this
+    /// method, not Clarabel's.
     #[test]
     fn solves_a_small_lp_and_its_duals() {
-        let mut b = ProblemBuilder::new(Sense::Maximise);
-        let r1 = b.add_row(-INF, 4.0);
-        let r2 = b.add_row(-INF, 6.0);
-        let x = b.add_col(1.0, 0.0, INF, [(r1, 1.0), (r2, 3.0)]);
         let ipm = BlockIpm::new(Some(vec![DENSE, DENSE]));
-        let mut lp = ipm.load(b.build()).unwrap();
-        let s = lp.solve().unwrap();
-        assert_eq!(s.status, Status::Optimal, "{s:?}");
-        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
-        lp.add_cols(&[NewCol {
-            cost: 1.0,
-            lower: 0.0,
-            upper: INF,
-            entries: vec![(r1, 2.0), (r2, 1.0)],
-        }])
-        .unwrap();
-        let s = lp.solve().unwrap();
-        assert!((s.objective - 2.8).abs() < 1e-9, "{s:?}");
-        assert!(s.raw_status.contains("block interior point"), "{s:?}");
-        assert!(
-            (s.row_dual[0] - 0.4).abs() < 1e-8 && (s.row_dual[1] - 0.2).abs() < 1e-8,
-            "{s:?}"
-        );
-        lp.set_col_bounds(x, 0.0, 0.0).unwrap();
-        let s = lp.solve().unwrap();
-        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
+        let sols = crate::direct::tests::added_columns_and_bounds_reach(&ipm);
+        for s in sols {
+            assert!(s.raw_status.contains("block interior point"), "{s:?}");
+        }
     }
 
     /// The operator's own LP (blocks: each entry's capacity rows) on

@@ -74,26 +74,25 @@ impl LpBackend for Direct {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use leontief_model::{Col, LoadedLp, NewCol, ProblemBuilder, Sense, Status};
+    use leontief_model::{Col, LoadedLp, NewCol, ProblemBuilder, Sense, Solution, Status};
 
     const INF: f64 = f64::INFINITY;
 
     /// Grown by a column, re-solved from the changed problem: the
-    /// optimum of the grown LP, and bound changes take effect.
-    #[test]
-    fn added_columns_and_bounds_reach_the_solver() {
+    /// optimum of the grown LP, its duals, and bound changes take effect.
+    /// Shared by the backends of the operator's LPs; returns the three
+    /// solutions.
+    pub(crate) fn added_columns_and_bounds_reach<B: LpBackend>(backend: &B) -> Vec<Solution> {
         let mut b = ProblemBuilder::new(Sense::Maximise);
         let r1 = b.add_row(-INF, 4.0);
         let r2 = b.add_row(-INF, 6.0);
         let x = b.add_col(1.0, 0.0, INF, [(r1, 1.0), (r2, 3.0)]);
-        let direct = Direct::new().unwrap();
-        assert!(direct.can_add_cols() && !direct.vertex_duals());
-        let mut lp = direct.load(b.build()).unwrap();
-        let s = lp.solve().unwrap();
-        assert_eq!(s.status, Status::Optimal);
-        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
+        let mut lp = backend.load(b.build()).unwrap();
+        let first = lp.solve().unwrap();
+        assert_eq!(first.status, Status::Optimal);
+        assert!((first.objective - 2.0).abs() < 1e-9, "{first:?}");
         let y = lp
             .add_cols(&[NewCol {
                 cost: 1.0,
@@ -103,16 +102,24 @@ mod tests {
             }])
             .unwrap();
         assert_eq!(y, vec![Col(1)]);
-        let s = lp.solve().unwrap();
-        assert!((s.objective - 2.8).abs() < 1e-9, "{s:?}");
+        let grown = lp.solve().unwrap();
+        assert!((grown.objective - 2.8).abs() < 1e-9, "{grown:?}");
         // Row duals price the grown LP: x and y both at reduced cost 0.
         assert!(
-            (s.row_dual[0] - 0.4).abs() < 1e-8 && (s.row_dual[1] - 0.2).abs() < 1e-8,
-            "{s:?}"
+            (grown.row_dual[0] - 0.4).abs() < 1e-8 && (grown.row_dual[1] - 0.2).abs() < 1e-8,
+            "{grown:?}"
         );
         lp.set_col_bounds(x, 0.0, 0.0).unwrap();
-        let s = lp.solve().unwrap();
-        assert!((s.objective - 2.0).abs() < 1e-9, "{s:?}");
+        let bounded = lp.solve().unwrap();
+        assert!((bounded.objective - 2.0).abs() < 1e-9, "{bounded:?}");
         assert_eq!(lp.problem().num_cols(), 2);
+        vec![first, grown, bounded]
+    }
+
+    #[test]
+    fn added_columns_and_bounds_reach_the_solver() {
+        let direct = Direct::new().unwrap();
+        assert!(direct.can_add_cols() && !direct.vertex_duals());
+        added_columns_and_bounds_reach(&direct);
     }
 }

@@ -102,6 +102,11 @@ pub fn gamma(instance: &Instance) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// Whether a run's time limit has passed.
+pub(crate) fn past(deadline: Option<std::time::Instant>) -> bool {
+    deadline.is_some_and(|d| std::time::Instant::now() >= d)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

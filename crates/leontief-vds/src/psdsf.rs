@@ -438,10 +438,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
     std::thread::scope(|scope| {
         let mut pending: Option<(usize, std::thread::ScopedJoinHandle<'_, Try>)> = None;
         while sweeps < max_sweeps {
-            if settings
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
+            if crate::past(settings.deadline) {
                 timed_out = true;
                 break;
             }

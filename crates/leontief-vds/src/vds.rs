@@ -388,10 +388,7 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let finish_fits = data.iter().map(|d| d.res.len()).sum::<usize>() <= FINISH_MAX_PRICES;
     let mut finish_iterations = 0;
     while sweeps < settings.max_sweeps {
-        if settings
-            .deadline
-            .is_some_and(|d| std::time::Instant::now() >= d)
-        {
+        if crate::past(settings.deadline) {
             timed_out = true;
             break;
         }

@@ -469,7 +469,7 @@ pub(crate) fn finish(
     for _ in 0..MAX_ITERATIONS {
         // A run's time limit holds inside the finish too (an iteration is
         // 10-55 ms at 1,000 x 100).
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if crate::past(deadline) {
             return None;
         }
         *iterations += 1;
