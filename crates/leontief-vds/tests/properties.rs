@@ -367,6 +367,24 @@ fn the_exact_finish_fires_on_generated_placement_instances_and_is_certified() {
     assert!(fired >= 15, "the finish ended {fired} of 20 runs");
 }
 
+/// The exact finish runs on a second thread beside the sweeps, and is taken
+/// back at a fixed sweep: two runs give the same sweeps, tries, restarts
+/// and tasks, bit for bit.
+#[test]
+fn the_finish_beside_the_sweeps_keeps_runs_deterministic() {
+    for seed in 1..=4 {
+        let inst = leontief_core::generate::placement(200, 200, 2, 20, seed);
+        let (a, b) = (psdsf(&inst, 100_000), psdsf(&inst, 100_000));
+        assert!(a.exact_finish, "seed {seed}");
+        assert_eq!(
+            (a.sweeps, a.finishes_tried, a.restarts),
+            (b.sweeps, b.finishes_tried, b.restarts),
+            "seed {seed}"
+        );
+        assert_eq!(a.tasks, b.tasks, "seed {seed}");
+    }
+}
+
 /// PS-DSF on ten generated instances with every third user capped at 70%
 /// of its tasks uncapped (`free` gives those): every run converges, passes
 /// the certificate and stays within the caps. Returns how many runs the
