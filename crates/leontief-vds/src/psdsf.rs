@@ -3,7 +3,6 @@
 use crate::forest::forest_finish;
 use crate::Eligibility;
 use leontief_core::{Instance, ServerId};
-use std::cmp::Ordering;
 
 /// What [`psdsf`] returns.
 #[derive(Debug, Clone)]
@@ -75,6 +74,7 @@ impl Flat {
 struct Scratch {
     room: Vec<f64>,
     events: Vec<Event>,
+    keys: Vec<(f64, usize)>,
     val: Vec<f64>,
     slope: Vec<f64>,
     rising: Vec<usize>,
@@ -114,6 +114,7 @@ fn best_response(
     let Scratch {
         room,
         events,
+        keys,
         val,
         slope,
         rising,
@@ -140,21 +141,29 @@ fn best_response(
         // No caps here: start events only, in last sweep's order, which
         // an insertion sort brings up to date in O(E + inversions) (the
         // same total order as a full sort).
+        // Keys (t, user) alone, compared as plain pairs: every t here is
+        // finite and at least 0, where that is the order of `before`.
         let order = &mut order[p0..p1];
-        events.extend(order.iter().map(|&k| Event {
-            t: other[list[k]] / a[k],
-            user: k,
-            start: true,
-        }));
-        for j in 1..events.len() {
+        keys.clear();
+        keys.extend(order.iter().map(|&k| (other[list[k]] / a[k], k)));
+        for j in 1..keys.len() {
+            let key = keys[j];
             let mut h = j;
-            while h > 0 && before(&events[h], &events[h - 1]) == Ordering::Less {
-                events.swap(h, h - 1);
+            while h > 0
+                && (key.0 < keys[h - 1].0 || (key.0 == keys[h - 1].0 && key.1 < keys[h - 1].1))
+            {
+                keys[h] = keys[h - 1];
                 h -= 1;
             }
+            keys[h] = key;
         }
-        for (o, e) in order.iter_mut().zip(events.iter()) {
-            *o = e.user;
+        for (o, &(t, k)) in order.iter_mut().zip(keys.iter()) {
+            *o = k;
+            events.push(Event {
+                t,
+                user: k,
+                start: true,
+            });
         }
     } else {
         for (k, &n) in list.iter().enumerate() {
