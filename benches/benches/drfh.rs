@@ -55,8 +55,8 @@ fn bench(c: &mut Criterion) {
 /// Issue 19: end to end as `leontief solve` runs it (normalise, the
 /// large-scale path, certificate check), where ten samples fit: the
 /// Google cell with 1,000 users (seeds 1-3), 100 x
-/// 1,000 heterogeneous with 2, 3 and 4 resources (the larger sizes: the
-/// `maxmin_scale` runner).
+/// 1,000 heterogeneous with 2, 3 and 4 resources, and the two hardest
+/// seeds with 4 (the larger sizes: the `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
     use leontief::{Mechanism, Options};
     let mut g = c.benchmark_group("maxmin_scale");
@@ -74,6 +74,15 @@ fn datacenter(c: &mut Criterion) {
         let inst = leontief_core::generate::heterogeneous(100, 1000, m, 1);
         g.bench_function(
             BenchmarkId::new("drfh_verified", format!("hetero/n100/k1000/m{m}")),
+            |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
+        );
+    }
+    // The hardest seeds with 4 resources: the pooled levels out of reach
+    // (seed 2), one pricing pass (seed 5).
+    for seed in [2u64, 5] {
+        let inst = leontief_core::generate::heterogeneous(100, 1000, 4, seed);
+        g.bench_function(
+            BenchmarkId::new("drfh_verified", format!("hetero/n100/k1000/m4/seed{seed}")),
             |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }
