@@ -29,13 +29,14 @@
 //!
 //! ## Which solver
 //!
-//! Where it pays ([`crate::block_ipm::pays`]) the LP is solved by
-//! the block interior point method ([`crate::block_ipm`], nineteenth
-//! session: 100 x 1,000 with 4 resources, 0.08-0.10 s a solve against
-//! Clarabel's 0.13-0.19 s), which hands a solve it does not finish to
-//! Clarabel. Above that, Clarabel first ([`crate::direct`]), HiGHS's interior point before. Measured (fifteenth
-//! session, release, 2 cores, seed 1, end to end with the certificate
-//! check and drfh's references), HiGHS IPX against Clarabel:
+//! Where it pays ([`crate::block_ipm::pays`]) the LP is solved by the
+//! block interior point method ([`crate::block_ipm`], nineteenth session:
+//! 100 x 1,000 with 4 resources, 0.08-0.10 s a solve against Clarabel's
+//! 0.13-0.19 s), which hands a solve it does not finish to Clarabel.
+//! Otherwise Clarabel first ([`crate::direct`]); HiGHS's interior point
+//! before that. Measured (fifteenth session, release, 2 cores, seed 1,
+//! end to end with the certificate check and drfh's references), HiGHS
+//! IPX against Clarabel:
 //!
 //! | instance | 2 resources | 3 resources | 4 resources |
 //! |---|---|---|---|
@@ -225,8 +226,8 @@ pub(crate) fn realise<B: LpBackend>(
 
 /// One LP on the pairs of `candidates`, grown by pricing, with every
 /// runnable user at least its pooled `level`: first by the block interior
-/// point method or Clarabel
-/// ([`crate::direct`]), then, if undecided, on `backend`. `base` holds the
+/// point method or Clarabel ([`crate::direct`]), then, if undecided, on
+/// `backend`. `base` holds the
 /// rounds and certificates of the pooled filling.
 ///
 /// When every user shares one pooled level and it is out of reach, the
