@@ -161,8 +161,6 @@ struct Var {
     upper: f64,
     /// Cost in the minimisation form.
     cost: f64,
-    /// Its entries (active row, value).
-    entries: Vec<(usize, f64)>,
     /// Its block's rows (block-local index, value) and block.
     block: u32,
     in_block: Vec<(usize, f64)>,
@@ -240,6 +238,9 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
     // inequality row; b collects the fixed columns and equality rows.
     let mut b = vec![0.0; na];
     let mut vars: Vec<Var> = Vec::new();
+    // The variables' entries (active row, value), flat and column-wise,
+    // for the products with A and its transpose.
+    let (mut ent_start, mut ent_row, mut ent_val) = (vec![0usize], Vec::new(), Vec::new());
     let mut col_var = vec![usize::MAX; nc];
     let mut fixed_x = vec![0.0; nc];
     for j in 0..nc {
@@ -258,14 +259,14 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
             lower: lo,
             upper: up,
             cost: flip * p.col_cost[j],
-            entries: Vec::new(),
             block: DENSE,
             in_block: Vec::new(),
             dense: Vec::new(),
             at: Vec::new(),
         };
         for (r, v) in entries {
-            var.entries.push((r, v));
+            ent_row.push(r);
+            ent_val.push(v);
             let (blk, local) = place[r];
             if blk == DENSE {
                 var.dense.push((local, v));
@@ -278,6 +279,7 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         }
         col_var[j] = vars.len();
         vars.push(var);
+        ent_start.push(ent_row.len());
     }
     for (a, &r) in rows.iter().enumerate() {
         let (lo, up) = (p.row_lower[r], p.row_upper[r]);
@@ -290,7 +292,6 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
             lower: lo,
             upper: up,
             cost: 0.0,
-            entries: vec![(a, -1.0)],
             block: DENSE,
             in_block: Vec::new(),
             dense: Vec::new(),
@@ -303,35 +304,34 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
             var.in_block.push((local, -1.0));
         }
         vars.push(var);
+        ent_row.push(a);
+        ent_val.push(-1.0);
+        ent_start.push(ent_row.len());
     }
-    // Each block's dense rows, and each variable's positions among them.
-    let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    // Each block's variables and dense rows (each once), and each
+    // variable's positions among its block's dense rows.
     let mut by_block: Vec<Vec<usize>> = vec![Vec::new(); nb];
-    {
-        let mut seen = vec![usize::MAX; dense];
-        for v in vars.iter_mut().filter(|v| v.block != DENSE) {
-            let blk = v.block as usize;
-            for &(d, _) in &v.dense {
-                if seen[d] != blk {
-                    seen[d] = blk;
-                    block_dense[blk].push(d);
+    for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
+        by_block[v.block as usize].push(j);
+    }
+    let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    let mut pos = vec![usize::MAX; dense];
+    for blk in 0..nb {
+        let list = &mut block_dense[blk];
+        for &j in &by_block[blk] {
+            for &(d, _) in &vars[j].dense {
+                if pos[d] == usize::MAX {
+                    pos[d] = list.len();
+                    list.push(d);
                 }
             }
         }
-        // Each variable's positions among its block's dense rows: the
-        // variables grouped by block, one block's positions at a time.
-        for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
-            by_block[v.block as usize].push(j);
+        for &j in &by_block[blk] {
+            let at = vars[j].dense.iter().map(|&(d, _)| pos[d]).collect();
+            vars[j].at = at;
         }
-        let mut pos = vec![usize::MAX; dense];
-        for (blk, list) in block_dense.iter().enumerate() {
-            for (t, &d) in list.iter().enumerate() {
-                pos[d] = t;
-            }
-            for &j in &by_block[blk] {
-                let at = vars[j].dense.iter().map(|&(d, _)| pos[d]).collect();
-                vars[j].at = at;
-            }
+        for &d in list.iter() {
+            pos[d] = usize::MAX;
         }
     }
     let dense_only: Vec<usize> = (0..vars.len())
@@ -351,17 +351,6 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         dense_only,
     };
     let nv = vars.len();
-    // The variables' entries, flat (column-wise), for the products.
-    let mut ent_start = Vec::with_capacity(vars.len() + 1);
-    let (mut ent_row, mut ent_val) = (Vec::new(), Vec::new());
-    ent_start.push(0);
-    for v in &vars {
-        for &(a, val) in &v.entries {
-            ent_row.push(a);
-            ent_val.push(val);
-        }
-        ent_start.push(ent_row.len());
-    }
     let times = |x: &[f64]| -> Vec<f64> {
         // A~ x over the active rows.
         let mut out = vec![0.0; na];

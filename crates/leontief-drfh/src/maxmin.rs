@@ -650,7 +650,7 @@ fn unit_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
 /// [`unit_prices`] as a certificate: a capacity row's dual is >= 0 up to
 /// the LP's tolerance, a certificate's prices must be >= 0 (the check
 /// refuses others), and a 0 only weakens the bound.
-pub(crate) fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
+fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
     unit_prices(lp, row_dual)
         .into_iter()
         .map(|p| p.max(0.0))
@@ -667,7 +667,8 @@ pub(crate) fn certificate_prices(lp: &MaxMinLp, row_dual: &[f64]) -> Vec<f64> {
 /// vertex's, but they need not be: the bound holds for any prices, and
 /// at an optimum near the centre of the optimal face (where an interior
 /// point method ends) every user that cannot rise carries a positive
-/// price.
+/// price. Returns those users and the prices (the round's certificate,
+/// [`certificate_prices`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn dual_blocked(
     mm: &MaxMinLp,
@@ -677,7 +678,7 @@ pub(crate) fn dual_blocked(
     lower: &[f64],
     candidates: &[usize],
     tol: f64,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<f64>) {
     let prices = certificate_prices(mm, row_dual);
     let cost: f64 = mm
         .cap_row
@@ -691,11 +692,12 @@ pub(crate) fn dual_blocked(
         .map(|k| u[k] * lower[k])
         .sum();
     let room = (cost - held).max(0.0);
-    candidates
+    let proved = candidates
         .iter()
         .copied()
         .filter(|&n| u[n] > 0.0 && room <= tol * u[n])
-        .collect()
+        .collect();
+    (proved, prices)
 }
 
 /// One pricing pass over every pair left out of `mm` under the duals of
@@ -1219,7 +1221,7 @@ fn rounds<B: LpBackend>(
                     (true, false) => out.levels[k],
                 })
                 .collect();
-            let proved = dual_blocked(
+            let (proved, prices) = dual_blocked(
                 &mm,
                 instance,
                 placement,
@@ -1231,7 +1233,7 @@ fn rounds<B: LpBackend>(
             if !proved.is_empty() {
                 out.certificates.push(RoundCertificate {
                     round: out.rounds,
-                    prices: certificate_prices(&mm, &sol.row_dual),
+                    prices,
                     users: proved.clone(),
                 });
                 let mut is_proved = vec![false; nu];

@@ -65,8 +65,8 @@
 
 use crate::block_ipm::BlockIpm;
 use crate::maxmin::{
-    build, certificate_prices, dual_blocked, finish, row_blocks, solve_priced, Freeze, MaxMinLp,
-    MaxMinOutcome, RoundCertificate,
+    build, dual_blocked, finish, row_blocks, solve_priced, Freeze, MaxMinLp, MaxMinOutcome,
+    RoundCertificate,
 };
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, ServerId, UserId};
@@ -368,7 +368,8 @@ fn one_round(
         .collect();
     let smallest = users.iter().map(|&n| lower[n]).fold(INF, f64::min);
     let tol = level_tolerance * smallest;
-    let proved = dual_blocked(mm, instance, placement, &sol.row_dual, &lower, &users, tol);
+    let (proved, prices) =
+        dual_blocked(mm, instance, placement, &sol.row_dual, &lower, &users, tol);
     if proved.len() != users.len() {
         return None;
     }
@@ -377,7 +378,7 @@ fn one_round(
     out.first_level = Some(smallest / mm.scale);
     out.certificates = vec![RoundCertificate {
         round: 1,
-        prices: certificate_prices(mm, &sol.row_dual),
+        prices,
         users,
     }];
     out.pooled_first = false;
