@@ -149,9 +149,7 @@ fn best_response(
         for j in 1..keys.len() {
             let key = keys[j];
             let mut h = j;
-            while h > 0
-                && (key.0 < keys[h - 1].0 || (key.0 == keys[h - 1].0 && key.1 < keys[h - 1].1))
-            {
+            while h > 0 && key < keys[h - 1] {
                 keys[h] = keys[h - 1];
                 h -= 1;
             }
