@@ -376,6 +376,7 @@ fn the_finish_beside_the_sweeps_keeps_runs_deterministic() {
         let inst = leontief_core::generate::placement(200, 200, 2, 20, seed);
         let (a, b) = (psdsf(&inst, 100_000), psdsf(&inst, 100_000));
         assert!(a.exact_finish, "seed {seed}");
+        assert_psdsf(&inst, &a.tasks, &format!("seed {seed}"));
         assert_eq!(
             (a.sweeps, a.finishes_tried, a.restarts),
             (b.sweeps, b.finishes_tried, b.restarts),
