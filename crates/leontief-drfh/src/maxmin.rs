@@ -31,6 +31,11 @@
 //! row carries a positive dual cannot rise above the level theta* without pushing another user
 //! below its own (LP duality: theta* - theta >= sum_n y_n slack_n for every
 //! feasible point, so a positive y_n forbids slack there at theta = theta*).
+//! In floating point that holds only as far as the round's own prices
+//! prove it ([`dual_blocked`], which clears the rounding of its sums): an
+//! ill-conditioned round can price capacity at 1e8 and still read as
+//! "blocked" (twentieth session, benches/REPORT.md), so a user its prices
+//! do not prove goes to the growth LPs like an undecided one.
 //! A zero dual proves nothing under degeneracy, the normal case here, so the
 //! remaining active users go to a *growth* LP: theta fixed at theta*, the
 //! objective the sum of their levels. Users that end above theta* can rise
@@ -1220,8 +1225,8 @@ fn rounds<B: LpBackend>(
         let share_tol = settings.share_tolerance * held;
         let mut blocked: Vec<usize> = Vec::new();
         let mut undecided: Vec<usize> = Vec::new();
-        // Duals decide only where they are exact (a vertex solution);
-        // otherwise every active user goes to the growth LPs.
+        // Duals decide only where they are exact (a vertex solution) and
+        // its prices prove them; otherwise the users go to the growth LPs.
         let trust_duals = backend.vertex_duals();
         // Users a vertex dual blocks but its prices do not prove.
         let mut suspects: Vec<usize> = Vec::new();
