@@ -1244,64 +1244,49 @@ fn rounds<B: LpBackend>(
                 (true, false) => out.levels[k],
             })
             .collect();
-        if !blocked.is_empty() {
-            // A vertex's positive level dual blocks its user in exact
-            // arithmetic; on an ill-conditioned round (frozen bounds that
-            // leave the LP barely feasible) it need not, so each such user
-            // must also pass the weak-duality test of its own prices, and
-            // those that do not go to the growth LPs.
+        // The users the round's own prices must prove blocked (see
+        // [`dual_blocked`]): with vertex duals, those a positive level dual
+        // blocks (exact in exact arithmetic, but an ill-conditioned round
+        // that leaves the LP barely feasible can mislead it); without,
+        // every active user, so that those it proves need no growth LP.
+        // The rest go to the growth LPs.
+        let candidates = if trust_duals {
+            std::mem::take(&mut blocked)
+        } else {
+            std::mem::take(&mut undecided)
+        };
+        if !candidates.is_empty() {
             let (proved, prices) = dual_blocked(
                 &mm,
                 instance,
                 placement,
                 &sol.row_dual,
                 &lower,
-                &blocked,
+                &candidates,
                 tol,
             );
-            if proved.len() < blocked.len() {
-                let mut is_proved = vec![false; nu];
-                for &n in &proved {
-                    is_proved[n] = true;
-                }
-                suspects.extend(blocked.iter().filter(|&&n| !is_proved[n]));
+            let mut is_proved = vec![false; nu];
+            for &n in &proved {
+                is_proved[n] = true;
+            }
+            let rest = candidates.into_iter().filter(|&n| !is_proved[n]);
+            if trust_duals {
+                suspects.extend(rest);
                 undecided.extend(&suspects);
                 undecided.sort_unstable();
+            } else {
+                undecided.extend(rest);
             }
-            blocked = proved;
-            if !blocked.is_empty() {
-                out.certificates.push(RoundCertificate {
-                    round: out.rounds,
-                    prices,
-                    users: blocked.clone(),
-                });
-            }
-        }
-        // Without vertex duals, the users the round's prices prove blocked
-        // need no growth LP (see [`dual_blocked`]).
-        if !trust_duals && !undecided.is_empty() {
-            let (proved, prices) = dual_blocked(
-                &mm,
-                instance,
-                placement,
-                &sol.row_dual,
-                &lower,
-                &undecided,
-                tol,
-            );
             if !proved.is_empty() {
                 out.certificates.push(RoundCertificate {
                     round: out.rounds,
                     prices,
                     users: proved.clone(),
                 });
-                let mut is_proved = vec![false; nu];
-                for &n in &proved {
-                    is_proved[n] = true;
-                }
-                undecided.retain(|&n| !is_proved[n]);
                 blocked.extend(proved);
             }
+        }
+        if !trust_duals && !undecided.is_empty() {
             // An interior point method ends near the centre of the optimal
             // face, where every user that can rise is above theta*: its
             // point is the same witness a growth LP gives. (Kept active
