@@ -1368,8 +1368,9 @@ fn rounds<B: LpBackend>(
                 "max-min round {}: users frozen by the level LP's duals, which neither their prices nor the growth LPs confirm",
                 out.rounds
             );
-            let mut still: Vec<usize> = suspects.iter().copied().filter(|&n| active[n]).collect();
-            blocked.append(&mut still);
+            // (Every suspect is still active: one a growth LP had found
+            // stuck would be in `blocked`.)
+            blocked.append(&mut suspects);
         }
         if blocked.is_empty() {
             // Cannot happen in exact arithmetic (see the module docs); stop
