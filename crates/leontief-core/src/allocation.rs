@@ -51,6 +51,10 @@ pub struct MaxMinCertificate {
     /// classes solved (`pairs` and `columns` count classes, not entries).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged_classes: Option<usize>,
+    /// When the pooled levels were realised group by group (`path`
+    /// `pooled`, many users on many entries): the groups of entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<usize>,
     /// One entry per round that froze a user by its resources.
     pub rounds: Vec<RoundPrices>,
 }

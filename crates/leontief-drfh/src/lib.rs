@@ -19,6 +19,7 @@
 mod block_ipm;
 mod capped;
 mod direct;
+mod groups;
 pub mod maxmin;
 mod merge;
 pub mod nfc;
@@ -221,6 +222,7 @@ fn from_outcome(
         columns: o.columns,
         pricing_passes: o.pricing_passes,
         merged_classes: o.merged_classes,
+        groups: o.groups,
         rounds: o
             .certificates
             .into_iter()

@@ -65,8 +65,8 @@
 
 use crate::block_ipm::BlockIpm;
 use crate::maxmin::{
-    build, dual_blocked, finish, row_blocks, solve_priced, Freeze, MaxMinLp, MaxMinOutcome,
-    RoundCertificate,
+    build, dual_blocked, finish, row_blocks, solve_priced, Columns, Freeze, MaxMinLp,
+    MaxMinOutcome, RoundCertificate,
 };
 use crate::pricing::{bracketing, for_each_runnable, sectors};
 use leontief_core::{Instance, ServerId, UserId};
@@ -120,6 +120,7 @@ pub(crate) fn realise<B: LpBackend>(
     sigma: &[f64],
     placement: bool,
     level_tolerance: f64,
+    columns: Columns,
 ) -> Result<Pooled, BackendError> {
     let t0 = Instant::now();
     let (k, m, nu) = (
@@ -199,6 +200,25 @@ pub(crate) fn realise<B: LpBackend>(
         .filter(|&n| round[n] == 1)
         .map(|n| level[n])
         .fold(INF, f64::min);
+    // Many users on many entries: group by group ([`crate::groups`]).
+    let runnable_users = runnable.iter().filter(|&&r| r).count();
+    let group_entries = match columns {
+        Columns::Auto => {
+            crate::groups::worth(instance, runnable_users).then_some(crate::groups::GROUP_ENTRIES)
+        }
+        Columns::Grouped(entries) => Some(entries),
+        _ => None,
+    };
+    if let Some(entries) = group_entries
+        .filter(|&e| !placement_lists(instance, placement) && crate::groups::applies(instance, e))
+    {
+        if let Some(mut out) =
+            crate::groups::realise(instance, sigma, &level, &base, level_tolerance, entries)?
+        {
+            out.first_level = first.is_finite().then_some(first);
+            return Ok(Pooled::Realised(Box::new(out)));
+        }
+    }
     let candidates = if m <= 2 {
         bracketing(instance, &runnable, placement, NEAR, SPREAD)
     } else {
@@ -224,6 +244,11 @@ pub(crate) fn realise<B: LpBackend>(
     Ok(found)
 }
 
+/// Placement lists that apply.
+fn placement_lists(instance: &Instance, placement: bool) -> bool {
+    placement && instance.has_placement()
+}
+
 /// One LP on the pairs of `candidates`, grown by pricing, with every
 /// runnable user at least its pooled `level`: first by the block interior
 /// point method or Clarabel ([`crate::direct`]), then, if undecided, on
@@ -236,7 +261,7 @@ pub(crate) fn realise<B: LpBackend>(
 /// ([`crate::maxmin::dual_blocked`], to `level_tolerance`), that is the
 /// answer, without building and solving round 1 again.
 #[allow(clippy::too_many_arguments)]
-fn at_levels<B: LpBackend>(
+pub(crate) fn at_levels<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     sigma: &[f64],

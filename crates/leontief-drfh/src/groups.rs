@@ -1,0 +1,364 @@
+//! The pooled levels realised group by group, for many users on many
+//! entries.
+//!
+//! The pooled-first path ([`crate::pooled`]) asks one LP for a per-server
+//! allocation that gives every user its pooled level. With 10,000 users
+//! on 10,000 entries that LP has 100,000-240,000 columns and 50,000 rows,
+//! and HiGHS's interior point took 270 s (2 resources), 597 s (3) and
+//! 2,605 s (4) on it (twentieth session), most of it in its last
+//! iterations: the pooled levels saturate a resource on every entry, so
+//! the feasible set has no interior.
+//!
+//! The same question splits in two levels:
+//!
+//! 1. The entries are dealt into groups of about [`GROUP_ENTRIES`], in
+//!    turn along their direction (each group a sample of every
+//!    direction), and each group is merged into one server with the
+//!    group's capacity. On those few servers the same LP
+//!    ([`crate::pooled::at_levels`]) finds each user's tasks per group
+//!    with every user at its pooled level: a small LP (N users on G
+//!    groups, a few candidate groups each).
+//! 2. Each group then realises its users' tasks on its own entries: one
+//!    LP per group, with a few hundred users on [`GROUP_ENTRIES`]
+//!    entries (the block interior point method or Clarabel), in parallel.
+//!
+//! Merging entries only enlarges the feasible set, so step 1 is a
+//! relaxation; when every group realises its share in step 2, the union
+//! is a per-server allocation with every user at its pooled level, which
+//! *is* the max-min answer, certified by the pooled prices like the
+//! one-LP path's (the certificate check then reads every pair). When a
+//! group falls short (a group's users cannot fill its entries exactly)
+//! the one-LP path runs as before: the split costs time, never
+//! exactness.
+
+use crate::maxmin::{build, finish, MaxMinOutcome};
+use crate::pooled::{at_levels, Pooled};
+use crate::pricing::{bracketing, sectors};
+use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
+use leontief_model::{BackendError, Status};
+use rayon::prelude::*;
+use std::time::Instant;
+
+/// Entries per group.
+pub(crate) const GROUP_ENTRIES: usize = 100;
+
+/// Groups solved together at the most before the path gives up.
+const MAX_MERGED: usize = 8;
+
+/// One cluster of groups realised on its entries.
+struct Part {
+    /// Its users (indices into the instance).
+    users: Vec<usize>,
+    /// Its entries.
+    entries: Vec<ServerId>,
+    /// The answer on them (`tasks[j][e]`: `users[j]` on `entries[e]`).
+    outcome: MaxMinOutcome,
+}
+
+/// Realise on the entries of the groups in `cluster` the tasks step 1
+/// gave their users there (`shares[n][g]`); `None` when it falls short.
+fn on_entries(
+    instance: &Instance,
+    sigma: &[f64],
+    members: &[Vec<ServerId>],
+    shares: &[Vec<f64>],
+    cluster: &[usize],
+    level_tolerance: f64,
+) -> Result<Option<Part>, BackendError> {
+    let nu = instance.num_users();
+    let share = |n: usize| cluster.iter().map(|&g| shares[n][g]).sum::<f64>();
+    let users: Vec<usize> = (0..nu).filter(|&n| share(n) > 0.0).collect();
+    let mut entries: Vec<ServerId> = cluster.iter().flat_map(|&g| members[g].clone()).collect();
+    entries.sort();
+    if users.is_empty() {
+        return Ok(Some(Part {
+            users,
+            entries,
+            outcome: MaxMinOutcome::start(0, 0),
+        }));
+    }
+    let servers = entries
+        .iter()
+        .map(|&i| {
+            let s = &instance.servers()[i.0];
+            RawServer {
+                name: s.name.clone(),
+                capacity: s.capacity.clone(),
+                count: Some(s.count),
+            }
+        })
+        .collect();
+    let users_raw = users.iter().map(|&n| raw_user(instance, n, false));
+    let raw = part_of(instance, servers, users_raw.collect());
+    let Ok(sub) = Instance::new(raw) else {
+        return Ok(None);
+    };
+    let sig: Vec<f64> = users.iter().map(|&n| sigma[n]).collect();
+    let want: Vec<f64> = users
+        .iter()
+        .map(|&n| share(n) * sigma[n] / instance.users()[n].weight)
+        .collect();
+    let mut start = MaxMinOutcome::start(users.len(), 0);
+    start.frozen_round = vec![1; users.len()];
+    start.freeze = vec![crate::maxmin::Freeze::Blocked; users.len()];
+    start.rounds = 1;
+    start.pooled_first = true;
+    let all = vec![true; users.len()];
+    // Clarabel (or the block interior point method) per cluster, on its
+    // own thread.
+    let found = at_levels(
+        &crate::direct::Direct::new()?,
+        &sub,
+        &sig,
+        false,
+        &candidates(&sub, &all),
+        &want,
+        start,
+        level_tolerance,
+    )?;
+    Ok(match found {
+        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => Some(Part {
+            users,
+            entries,
+            outcome: *o,
+        }),
+        _ => None,
+    })
+}
+
+/// Whether [`crate::maxmin::Columns::Auto`] tries the group path: many
+/// users (past Clarabel's limit, where the one LP goes to HiGHS's
+/// interior point) on many entries.
+pub(crate) fn worth(instance: &Instance, runnable_users: usize) -> bool {
+    runnable_users > crate::direct::MAX_USERS && instance.num_entries() >= 4 * GROUP_ENTRIES
+}
+
+/// Whether groups of `entries` entries split the instance (two groups at
+/// least), every entry holding every resource: a user runnable on a
+/// merged group is then runnable on each of its entries.
+pub(crate) fn applies(instance: &Instance, entries: usize) -> bool {
+    entries >= 1
+        && instance.num_entries() >= 2 * entries
+        && instance
+            .servers()
+            .iter()
+            .all(|s| s.capacity.iter().all(|&c| c > 0.0))
+}
+
+/// The entries of each group: sorted by the angle of their capacity (per
+/// unit of total capacity) from the first resource, dealt in turn.
+fn deal(instance: &Instance, groups: usize) -> Vec<Vec<ServerId>> {
+    let total = instance.total_capacity();
+    let angle = |v: &[f64]| -> f64 {
+        let w: Vec<f64> = v.iter().zip(total).map(|(&x, &c)| x / c).collect();
+        let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+        rest.atan2(w[0])
+    };
+    let mut order: Vec<(f64, ServerId)> = instance
+        .server_ids()
+        .map(|i| (angle(instance.class_capacities(i)), i))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = vec![Vec::new(); groups];
+    for (j, &(_, i)) in order.iter().enumerate() {
+        out[j % groups].push(i);
+    }
+    for g in &mut out {
+        g.sort();
+    }
+    out
+}
+
+fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {
+    let u = &instance.users()[n];
+    RawUser {
+        name: u.name.clone(),
+        demand: u.demand.clone(),
+        weight: Some(u.weight),
+        tasks: if caps { u.tasks } else { None },
+        servers: None,
+        rank_weights: None,
+    }
+}
+
+/// An instance on `instance`'s resources.
+fn part_of(instance: &Instance, servers: Vec<RawServer>, users: Vec<RawUser>) -> RawInstance {
+    RawInstance {
+        name: None,
+        description: None,
+        resources: instance.resources().to_vec(),
+        servers,
+        users,
+    }
+}
+
+/// Candidate pairs on `instance` for the pooled LP (as
+/// [`crate::pooled::realise`] draws them).
+fn candidates(instance: &Instance, active: &[bool]) -> Vec<Vec<ServerId>> {
+    if instance.num_resources() <= 2 {
+        bracketing(instance, active, false, 1, 2)
+    } else {
+        sectors(instance, active, false, 0, 1)
+    }
+}
+
+/// Realise the pooled `level`s (`base`: the pooled filling's rounds and
+/// certificates) group by group; `None` when a step falls short or a
+/// solve does not end optimal (the caller then runs the one LP).
+pub(crate) fn realise(
+    instance: &Instance,
+    sigma: &[f64],
+    level: &[f64],
+    base: &MaxMinOutcome,
+    level_tolerance: f64,
+    entries: usize,
+) -> Result<Option<MaxMinOutcome>, BackendError> {
+    let t0 = Instant::now();
+    let (k, nu) = (instance.num_entries(), instance.num_users());
+    let groups = k.div_ceil(entries.max(1));
+    let members = deal(instance, groups);
+    // Step 1: the groups as servers.
+    let servers = members
+        .iter()
+        .enumerate()
+        .map(|(g, list)| {
+            let mut c = vec![0.0; instance.num_resources()];
+            for &i in list {
+                for (a, b) in c.iter_mut().zip(instance.class_capacities(i)) {
+                    *a += b;
+                }
+            }
+            RawServer {
+                name: format!("group {g}"),
+                capacity: c,
+                count: None,
+            }
+        })
+        .collect();
+    let users_raw = (0..nu).map(|n| raw_user(instance, n, true)).collect();
+    let raw = part_of(instance, servers, users_raw);
+    let Ok(merged) = Instance::new(raw) else {
+        return Ok(None);
+    };
+    let active: Vec<bool> = level.iter().map(|&l| l > 0.0).collect();
+    // On Clarabel whatever the number of users: the few groups' capacity
+    // rows are all its factorisation fills in.
+    let first = at_levels(
+        &crate::direct::Direct::new()?,
+        &merged,
+        sigma,
+        false,
+        &candidates(&merged, &active),
+        level,
+        base.clone(),
+        level_tolerance,
+    )?;
+    let first = match first {
+        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => o,
+        _ => return Ok(None),
+    };
+    // Step 2: each group's users on its entries; a group that falls short
+    // is solved again together with the next cluster, and so on.
+    let shares = &first.tasks;
+    let mut clusters: Vec<Vec<usize>> = (0..groups).map(|g| vec![g]).collect();
+    let mut parts: Vec<Option<Part>> = clusters
+        .par_iter()
+        .map(|c| on_entries(instance, sigma, &members, shares, c, level_tolerance))
+        .collect::<Result<_, _>>()?;
+    while parts.iter().any(Option::is_none) {
+        let len = clusters.len();
+        if len < 2 {
+            return Ok(None);
+        }
+        let mut next_clusters = Vec::new();
+        let mut next_parts = Vec::new();
+        let mut taken = vec![false; len];
+        for c in 0..len {
+            if taken[c] || parts[c].is_some() {
+                continue;
+            }
+            let d = (c + 1) % len;
+            taken[c] = true;
+            let mut joined = clusters[c].clone();
+            if !taken[d] {
+                taken[d] = true;
+                joined.extend_from_slice(&clusters[d]);
+            }
+            next_clusters.push(joined);
+            next_parts.push(None);
+        }
+        if next_clusters.iter().any(|c| c.len() > MAX_MERGED) {
+            return Ok(None);
+        }
+        let solved: Vec<Option<Part>> = next_clusters
+            .par_iter()
+            .map(|c| on_entries(instance, sigma, &members, shares, c, level_tolerance))
+            .collect::<Result<_, _>>()?;
+        for c in (0..len).filter(|&c| !taken[c]) {
+            next_clusters.push(std::mem::take(&mut clusters[c]));
+            next_parts.push(parts[c].take());
+        }
+        for (slot, p) in next_parts.iter_mut().zip(solved) {
+            *slot = p;
+        }
+        clusters = next_clusters;
+        parts = next_parts;
+    }
+    // The union on the whole instance: each user's entries with tasks.
+    let mut lists: Vec<Vec<ServerId>> = vec![Vec::new(); nu];
+    let mut tasks: Vec<Vec<(ServerId, f64)>> = vec![Vec::new(); nu];
+    let mut out = MaxMinOutcome {
+        lps: first.lps,
+        solve_seconds: first.solve_seconds,
+        pricing_passes: first.pricing_passes,
+        pricing_seconds: first.pricing_seconds,
+        ..base.clone()
+    };
+    for part in parts.into_iter().flatten() {
+        let o = &part.outcome;
+        out.lps += o.lps;
+        out.solve_seconds += o.solve_seconds;
+        out.pricing_passes += o.pricing_passes;
+        out.pricing_seconds += o.pricing_seconds;
+        for (j, &n) in part.users.iter().enumerate() {
+            for (e, &x) in o.tasks[j].iter().enumerate() {
+                if x > 0.0 {
+                    lists[n].push(part.entries[e]);
+                    tasks[n].push((part.entries[e], x));
+                }
+            }
+        }
+    }
+    for l in &mut lists {
+        l.sort();
+    }
+    let mm = build(instance, sigma, false, Some(&lists));
+    if mm.too_wide.is_some() {
+        return Ok(None);
+    }
+    let mut x = vec![0.0; mm.problem.num_cols()];
+    for n in 0..nu {
+        for &(i, v) in &tasks[n] {
+            if let Ok(j) = mm.pairs[n].binary_search_by(|p| p.0.cmp(&i)) {
+                x[mm.pairs[n][j].1 .0] = v / mm.coef[n];
+            }
+        }
+    }
+    out.levels = (0..nu).map(|n| level[n] * mm.scale).collect();
+    // Every user at its level to the LPs' tolerance (the snap in
+    // [`finish`] moves it by its rounding only).
+    let short = (0..nu).any(|n| {
+        let have: f64 = mm.pairs[n].iter().map(|&(_, c)| x[c.0]).sum();
+        mm.runnable[n] && have < out.levels[n] * (1.0 - 1e-8)
+    });
+    if short {
+        return Ok(None);
+    }
+    out.pairs = mm.total_pairs;
+    out.columns = lists.iter().map(Vec::len).sum();
+    out.groups = Some(groups);
+    out.raw_status = "Optimal".into();
+    finish(&mut out, &mm, &x, instance, sigma);
+    out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
+    Ok(Some(out))
+}

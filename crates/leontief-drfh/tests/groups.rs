@@ -1,0 +1,247 @@
+//! The pooled levels realised group by group (`Columns::Grouped`, what
+//! `Auto` runs with many users on many entries) against the flat LP: the
+//! same levels and rounds, and a certificate that `leontief-audit`'s
+//! one-pass check accepts and that refuses a perturbed allocation or a
+//! perturbed price.
+//!
+//! 256 cases per property (PROPTEST_CASES for more), fixed seed; failures
+//! are kept in `tests/groups.proptest-regressions`.
+
+use leontief_audit::max_min_certificate;
+use leontief_core::{generate, Instance, RoundPrices, Status};
+use leontief_drfh::maxmin::{lex_max_min, Columns, MaxMinOutcome, MaxMinSettings};
+use leontief_drfh::{dominant_sigma, kdf_sigma};
+use leontief_highs::Highs;
+use proptest::prelude::*;
+
+fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
+    let settings = MaxMinSettings {
+        columns,
+        ..Default::default()
+    };
+    lex_max_min(&Highs::default(), inst, sigma, true, &settings).expect("runs")
+}
+
+fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
+    o.tasks.iter().map(|r| r.iter().sum()).collect()
+}
+
+fn certify(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -> bool {
+    let m = inst.num_resources().max(1);
+    let rounds: Vec<RoundPrices> = o
+        .certificates
+        .iter()
+        .map(|c| RoundPrices {
+            round: c.round,
+            users: c.users.clone(),
+            prices: c.prices.chunks(m).map(<[f64]>::to_vec).collect(),
+        })
+        .collect();
+    max_min_certificate(inst, sigma, x, &o.frozen_round, &rounds, true, 1e-7, 1e-6).ok
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
+}
+
+/// The feature each case draws on top of the heterogeneous servers.
+#[derive(Debug, Clone, Copy)]
+enum Feature {
+    Plain,
+    Weights,
+    Caps,
+    ZeroDemands,
+    UnusedResource,
+    ListedTwice,
+    Ties,
+}
+
+fn shape(n: usize, k: usize, m: usize, seed: u64, feature: Feature) -> Instance {
+    let mut raw = generate::heterogeneous(n, k, m, seed).to_raw();
+    match feature {
+        Feature::Plain => {}
+        Feature::Weights => {
+            for (j, u) in raw.users.iter_mut().enumerate() {
+                u.weight = Some([1.0, 3.0, 0.25, 10.0][j % 4]);
+            }
+        }
+        Feature::Caps => {
+            // A few users capped low: they freeze at their caps first.
+            for (j, u) in raw.users.iter_mut().enumerate() {
+                if j % 5 == 0 {
+                    u.tasks = Some(0.05 / u.demand.iter().copied().fold(0.0, f64::max));
+                }
+            }
+        }
+        Feature::ZeroDemands => {
+            for (j, u) in raw.users.iter_mut().enumerate() {
+                if j % 3 == 0 {
+                    u.demand[j % m] = 0.0;
+                }
+            }
+        }
+        Feature::UnusedResource => {
+            for u in &mut raw.users {
+                u.demand[m - 1] = 0.0;
+            }
+        }
+        Feature::ListedTwice => {
+            // Every other entry listed again under another name: identical
+            // entries, merged before solving.
+            let extra: Vec<_> = raw
+                .servers
+                .iter()
+                .step_by(2)
+                .map(|s| leontief_core::RawServer {
+                    name: format!("{}-again", s.name),
+                    ..s.clone()
+                })
+                .collect();
+            raw.servers.extend(extra);
+        }
+        Feature::Ties => {
+            // Users in pairs with the same demand.
+            for j in (1..raw.users.len()).step_by(2) {
+                let d = raw.users[j - 1].demand.clone();
+                raw.users[j].demand = d;
+            }
+        }
+    }
+    Instance::new(raw).expect("valid")
+}
+
+fn feature() -> impl Strategy<Value = Feature> {
+    prop_oneof![
+        Just(Feature::Plain),
+        Just(Feature::Weights),
+        Just(Feature::Caps),
+        Just(Feature::ZeroDemands),
+        Just(Feature::UnusedResource),
+        Just(Feature::ListedTwice),
+        Just(Feature::Ties),
+    ]
+}
+
+proptest! {
+    #![proptest_config(leontief_core::strategies::config(256))]
+
+    /// Groups of 3 to 8 entries on 12 to 40 heterogeneous entries, 8 to 40
+    /// users, 2 to 4 resources, with weights, caps, zero demands, a
+    /// resource nobody demands, identical entries listed separately or
+    /// ties; DRFH and 2-DF shares.
+    #[test]
+    fn group_path_matches_the_flat_lp_and_certifies(
+        n in 8usize..40,
+        k in 12usize..40,
+        m in 2usize..5,
+        seed in 1u64..10_000,
+        entries in 3usize..9,
+        feature in feature(),
+        kdf in any::<bool>(),
+    ) {
+        let inst = shape(n, k, m, seed, feature);
+        let sigma = if kdf { kdf_sigma(&inst, 2) } else { dominant_sigma(&inst) };
+        let flat = run(&inst, &sigma, Columns::All);
+        let grouped = run(&inst, &sigma, Columns::Grouped(entries));
+        prop_assert_eq!(flat.status, Status::Optimal);
+        prop_assert_eq!(grouped.status, Status::Optimal);
+        // A case whose groups fall short runs the one LP: the same
+        // assertions cover it (how often the groups succeed: below).
+        if grouped.groups.is_some() {
+            prop_assert!(grouped.pooled_first);
+        }
+        for u in 0..inst.num_users() {
+            prop_assert!(
+                close(flat.levels[u], grouped.levels[u], 1e-6),
+                "user {}: flat {} grouped {} (groups {:?})",
+                u, flat.levels[u], grouped.levels[u], grouped.groups
+            );
+        }
+        prop_assert_eq!(&flat.frozen_round, &grouped.frozen_round);
+        let x = user_tasks(&grouped);
+        prop_assert!(certify(&inst, &sigma, &grouped, &x), "groups {:?}", grouped.groups);
+        // A certified user 1% short, or one entry's prices doubled: refused.
+        if let Some(c) = grouped.certificates.first() {
+            let u = c.users[0];
+            let mut y = x.clone();
+            y[u] *= 0.99;
+            prop_assert!(!certify(&inst, &sigma, &grouped, &y));
+            let mut bad = grouped.clone();
+            let first = &mut bad.certificates[0];
+            if let Some(e) = first.prices.iter().position(|&p| p > 0.0) {
+                let i = e / m;
+                for p in &mut first.prices[i * m..(i + 1) * m] {
+                    *p *= 2.0;
+                }
+                prop_assert!(!certify(&inst, &sigma, &bad, &x));
+            }
+        }
+    }
+}
+
+/// The property above is not vacuous: on its shapes (every feature,
+/// groups of 6 entries) and on larger heterogeneous instances the group
+/// path, not the fallback, realises most runs whose pooled levels are
+/// within reach.
+#[test]
+fn group_path_is_taken() {
+    let features = [
+        Feature::Plain,
+        Feature::Weights,
+        Feature::Caps,
+        Feature::ZeroDemands,
+        Feature::UnusedResource,
+        Feature::ListedTwice,
+        Feature::Ties,
+    ];
+    let mut cases: Vec<(Instance, usize, String)> = Vec::new();
+    for (j, &f) in features.iter().enumerate() {
+        for seed in 1..=3u64 {
+            let m = 2 + (j + seed as usize) % 3;
+            cases.push((
+                shape(30, 36, m, seed, f),
+                6,
+                format!("{f:?}, seed {seed}, {m} resources"),
+            ));
+        }
+    }
+    for seed in 1..=2u64 {
+        for m in 2..=4 {
+            let inst = generate::heterogeneous(80, 120, m, seed);
+            cases.push((inst, 20, format!("80 x 120, seed {seed}, {m} resources")));
+        }
+    }
+    let (mut taken, mut reachable) = (0, 0);
+    for (inst, entries, what) in &cases {
+        let sigma = dominant_sigma(inst);
+        let grouped = run(inst, &sigma, Columns::Grouped(*entries));
+        let flat = run(inst, &sigma, Columns::All);
+        assert_eq!(grouped.status, Status::Optimal, "{what}");
+        // The groups can realise the pooled levels only where the one LP
+        // does (with 4 resources on 36 entries they are often out of reach).
+        let one = run(inst, &sigma, Columns::Generated);
+        reachable += usize::from(one.pooled_first);
+        if grouped.groups.is_some() {
+            assert!(one.pooled_first, "{what}");
+            taken += 1;
+            // Fewer pairs than the instance has: the answer is sparse.
+            let pairs = inst.num_users() * inst.num_entries();
+            assert!(grouped.columns < pairs, "{what}");
+        }
+        for u in 0..inst.num_users() {
+            assert!(
+                close(flat.levels[u], grouped.levels[u], 1e-6),
+                "{what}: user {u}"
+            );
+        }
+        assert!(
+            certify(inst, &sigma, &grouped, &user_tasks(&grouped)),
+            "{what}"
+        );
+    }
+    assert!(
+        reachable >= cases.len() / 2 && taken * 4 >= reachable * 3,
+        "the group path realised {taken} of the {reachable} runs whose pooled levels are reachable ({} runs)",
+        cases.len()
+    );
+}
