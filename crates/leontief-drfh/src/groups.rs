@@ -15,12 +15,32 @@
 //!    turn along their direction (each group a sample of every
 //!    direction), and each group is merged into one server with the
 //!    group's capacity. On those few servers the same LP
-//!    ([`crate::pooled::at_levels`]) finds each user's tasks per group
-//!    with every user at its pooled level: a small LP (N users on G
-//!    groups, a few candidate groups each).
+//!    ([`crate::pooled::at_levels`], on Clarabel) finds each user's tasks
+//!    per group with every user at its pooled level. Each user may use two
+//!    groups: its own (the users, sorted by direction, dealt in turn) and
+//!    one more drawn by a fixed hash, so every group receives a sample of
+//!    every direction and the users link the groups into one well
+//!    connected graph along which capacity moves.
 //! 2. Each group then realises its users' tasks on its own entries: one
-//!    LP per group, with a few hundred users on [`GROUP_ENTRIES`]
-//!    entries (the block interior point method or Clarabel), in parallel.
+//!    LP per group, with about 2 N / G users on [`GROUP_ENTRIES`] entries
+//!    (the block interior point method or Clarabel), in parallel.
+//!
+//! Measured (twenty-first session, release, 2 cores, end to end with the
+//! certificate check), 10,000 users x 10,000 entries, seeds 1-3: 9.2-9.9 s
+//! with 2 resources, 12.8-17.6 s with 3, 18.0-22.4 s with 4, 0.84-1.07 GB
+//! (the one LP on HiGHS's interior point: 269 s, 597 s and 2,605 s at
+//! seed 1). Tried on the way:
+//! * Step 1 on HiGHS's interior point: it ended `Unknown` at 3,000 x
+//!   3,000.
+//! * Step 1 on the one-LP path's candidates ([`crate::pricing::sectors`]
+//!   around each group): the interior point spreads each user over every
+//!   candidate, and a group at an extreme direction was the only one in
+//!   its sector for almost every user: 9,902 of 10,000 users, 205 s with
+//!   3 resources at seed 3.
+//! * Step 1 with a small cost on every group but a user's own (a sparse,
+//!   vertex-like split): each group's users then fill its entries with no
+//!   slack at all, Clarabel ended most groups `ReducedAccuracy`, and the
+//!   merging below cascaded into the one LP (513 s at 3,000 x 3,000).
 //!
 //! Merging entries only enlarges the feasible set, so step 1 is a
 //! relaxation; when every group realises its share in step 2, the union
@@ -29,7 +49,8 @@
 //! one-LP path's (the certificate check then reads every pair). When a
 //! group falls short (a group's users cannot fill its entries exactly)
 //! the one-LP path runs as before: the split costs time, never
-//! exactness.
+//! exactness. A group that falls short is first solved again together
+//! with the next cluster of groups, up to [`MAX_MERGED`] groups.
 
 use crate::maxmin::{build, finish, MaxMinOutcome};
 use crate::pooled::{at_levels, Pooled};
@@ -149,14 +170,9 @@ pub(crate) fn applies(instance: &Instance, entries: usize) -> bool {
 /// unit of total capacity) from the first resource, dealt in turn.
 fn deal(instance: &Instance, groups: usize) -> Vec<Vec<ServerId>> {
     let total = instance.total_capacity();
-    let angle = |v: &[f64]| -> f64 {
-        let w: Vec<f64> = v.iter().zip(total).map(|(&x, &c)| x / c).collect();
-        let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
-        rest.atan2(w[0])
-    };
     let mut order: Vec<(f64, ServerId)> = instance
         .server_ids()
-        .map(|i| (angle(instance.class_capacities(i)), i))
+        .map(|i| (angle(instance.class_capacities(i), total), i))
         .collect();
     order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
     let mut out = vec![Vec::new(); groups];
@@ -167,6 +183,33 @@ fn deal(instance: &Instance, groups: usize) -> Vec<Vec<ServerId>> {
         g.sort();
     }
     out
+}
+
+/// Each active user's group: sorted by the angle of its demand (per unit
+/// of total capacity) from the first resource, dealt in turn.
+fn deal_users(instance: &Instance, active: &[bool], groups: usize) -> Vec<usize> {
+    let total = instance.total_capacity();
+    let mut order: Vec<(f64, usize)> = (0..instance.num_users())
+        .filter(|&n| active[n])
+        .map(|n| (angle(&instance.users()[n].demand, total), n))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = vec![usize::MAX; instance.num_users()];
+    for (j, &(_, n)) in order.iter().enumerate() {
+        out[n] = j % groups;
+    }
+    out
+}
+
+/// The angle of `v` per unit of `total` from the first resource.
+fn angle(v: &[f64], total: &[f64]) -> f64 {
+    let w: Vec<f64> = v
+        .iter()
+        .zip(total)
+        .map(|(&x, &c)| if c > 0.0 { x / c } else { 0.0 })
+        .collect();
+    let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+    rest.atan2(w[0])
 }
 
 fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {
@@ -241,6 +284,24 @@ pub(crate) fn realise(
         return Ok(None);
     };
     let active: Vec<bool> = level.iter().map(|&l| l > 0.0).collect();
+    // Each user's candidate groups: its own, the users sorted by direction
+    // and dealt in turn (each group a sample of every direction), and one
+    // more by a fixed hash. (The sector candidates of the one-LP path gave
+    // a group at an extreme direction 9,902 of 10,000 users: each user's
+    // only group in that sector.)
+    let own = deal_users(instance, &active, groups);
+    let lists: Vec<Vec<ServerId>> = (0..nu)
+        .map(|n| {
+            if !active[n] {
+                return Vec::new();
+            }
+            let h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+            let other = (own[n] + 1 + (h % (groups as u64 - 1)) as usize) % groups;
+            let mut l = vec![ServerId(own[n]), ServerId(other)];
+            l.sort();
+            l
+        })
+        .collect();
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
     let first = at_levels(
@@ -248,7 +309,7 @@ pub(crate) fn realise(
         &merged,
         sigma,
         false,
-        &candidates(&merged, &active),
+        &lists,
         level,
         base.clone(),
         level_tolerance,

@@ -77,8 +77,9 @@
 //!    pooled levels are realised group by group ([`crate::groups`]): the
 //!    entries dealt into groups of 100, the same LP on the groups merged
 //!    into servers, then one small LP per group on its own entries (10,000
-//!    x 10,000, 4 resources: 22.6 s end to end, against 2,605 s for the
-//!    one LP on HiGHS's interior point; twenty-first session). A group
+//!    x 10,000: 9-10 s end to end with 2 resources, 13-18 s with 3, 18-22 s
+//!    with 4, against 269 s, 597 s and 2,605 s for the one LP on HiGHS's
+//!    interior point; twenty-first session). A group
 //!    that falls short is solved again with its neighbour; should a
 //!    cluster of 8 still fall short, the one LP runs.
 //! 5. When the pooled levels are out of reach (the pooled LP's optimum

@@ -294,10 +294,11 @@ pub(crate) fn at_levels<B: LpBackend>(
                 return Ok(Pooled::Failed);
             }
         }
+        let user_of: std::collections::HashMap<usize, usize> =
+            mm.level.iter().enumerate().map(|(n, r)| (r.0, n)).collect();
         let t = mm.theta.0;
         for e in p.a_start[t]..p.a_start[t + 1] {
-            let row = p.a_index[e];
-            if let Some(n) = mm.level.iter().position(|r| r.0 == row) {
+            if let Some(&n) = user_of.get(&p.a_index[e]) {
                 p.a_value[e] = -want[n];
             }
         }
