@@ -54,7 +54,7 @@
 
 use crate::maxmin::{build, finish, MaxMinOutcome};
 use crate::pooled::{at_levels, Pooled};
-use crate::pricing::{bracketing, sectors};
+use crate::pricing::{angle, bracketing, sectors};
 use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
 use leontief_model::{BackendError, Status};
 use rayon::prelude::*;
@@ -199,17 +199,6 @@ fn deal_users(instance: &Instance, active: &[bool], groups: usize) -> Vec<usize>
         out[n] = j % groups;
     }
     out
-}
-
-/// The angle of `v` per unit of `total` from the first resource.
-fn angle(v: &[f64], total: &[f64]) -> f64 {
-    let w: Vec<f64> = v
-        .iter()
-        .zip(total)
-        .map(|(&x, &c)| if c > 0.0 { x / c } else { 0.0 })
-        .collect();
-    let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
-    rest.atan2(w[0])
 }
 
 fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {

@@ -288,6 +288,18 @@ pub fn cheapest(
         .collect()
 }
 
+/// The angle of `v`, per unit of `total`, from the first resource to the
+/// others.
+pub(crate) fn angle(v: &[f64], total: &[f64]) -> f64 {
+    let w: Vec<f64> = v
+        .iter()
+        .zip(total)
+        .map(|(&x, &c)| if c > 0.0 { x / c } else { 0.0 })
+        .collect();
+    let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
+    rest.atan2(w[0])
+}
+
 /// Candidate pairs that bracket each entry: users sorted by the direction
 /// of their demand (the angle from the first resource to the others, per
 /// unit of total capacity), each entry paired with the `near` users
@@ -306,15 +318,7 @@ pub fn bracketing(
 ) -> Vec<Vec<ServerId>> {
     let nu = instance.num_users();
     let total = instance.total_capacity();
-    let angle = |v: &[f64]| -> f64 {
-        let w: Vec<f64> = v
-            .iter()
-            .zip(total)
-            .map(|(&x, &c)| if c > 0.0 { x / c } else { 0.0 })
-            .collect();
-        let rest = w[1..].iter().map(|x| x * x).sum::<f64>().sqrt();
-        rest.atan2(w[0])
-    };
+    let angle = |v: &[f64]| angle(v, total);
     let mut users: Vec<(f64, usize)> = (0..nu)
         .filter(|&n| active[n])
         .map(|n| (angle(&instance.users()[n].demand), n))
