@@ -1,5 +1,4 @@
-//! The pooled levels realised group by group, for many users on many
-//! entries.
+//! The pooled levels realised group by group, on many entries.
 //!
 //! The pooled-first path ([`crate::pooled`]) asks one LP for a per-server
 //! allocation that gives every user its pooled level. With 10,000 users
@@ -62,6 +61,9 @@ use std::time::Instant;
 
 /// Entries per group.
 pub(crate) const GROUP_ENTRIES: usize = 100;
+
+/// Users a group should have at least (see [`auto`]).
+const USERS_PER_GROUP: usize = 150;
 
 /// Groups solved together at the most before the path gives up.
 const MAX_MERGED: usize = 8;
@@ -147,11 +149,27 @@ fn on_entries(
     })
 }
 
-/// Whether [`crate::maxmin::Columns::Auto`] tries the group path: many
-/// users (past Clarabel's limit, where the one LP goes to HiGHS's
-/// interior point) on many entries.
-pub(crate) fn worth(instance: &Instance, runnable_users: usize) -> bool {
-    runnable_users > crate::direct::MAX_USERS && instance.num_entries() >= 4 * GROUP_ENTRIES
+/// The group size [`crate::maxmin::Columns::Auto`] takes, if it takes
+/// the group path: groups of [`GROUP_ENTRIES`] entries, or more where
+/// that would leave fewer than about [`USERS_PER_GROUP`] users to a group
+/// (each user is in two), and four groups at least.
+///
+/// Measured (release, 2 cores, end to end, seed 1 unless said), the one
+/// LP (Clarabel up to 1,500 users, HiGHS's interior point above) against
+/// groups:
+///
+/// | instance | 2 resources | 3 resources | 4 resources |
+/// |---|---|---|---|
+/// | 300 x 3,000 (4 groups of 750) | | 0.50 -> 0.37 s | 1.30 -> 0.74 s |
+/// | 1,000 x 10,000 (14 groups of 750) | 4.0 -> 1.9 s | 9.3 -> 2.5 s (seed 2) | 12.2 -> 3.1 s (seed 2) |
+/// | 3,000 x 3,000 (30 groups of 100) | | | 70 -> 2.6 s |
+///
+/// With groups of 100 at 1,000 x 10,000 (20 users a group) groups fell
+/// short and merged until the one LP ran: 81.6 s with 3 resources.
+pub(crate) fn auto(entries: usize, runnable_users: usize) -> Option<usize> {
+    let per_users = (entries * USERS_PER_GROUP).div_ceil(2 * runnable_users.max(1));
+    let size = GROUP_ENTRIES.max(per_users);
+    (entries >= 4 * size).then_some(size)
 }
 
 /// Whether groups of `entries` entries split the instance (two groups at
@@ -411,4 +429,23 @@ pub(crate) fn realise(
     finish(&mut out, &mm, &x, instance, sigma);
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
     Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::auto;
+
+    /// Groups of 100 with many users; larger groups where users are
+    /// fewer (about 150 a group); none below four groups.
+    #[test]
+    fn group_sizes() {
+        assert_eq!(auto(10_000, 10_000), Some(100));
+        assert_eq!(auto(3_000, 3_000), Some(100));
+        assert_eq!(auto(10_000, 1_000), Some(750));
+        assert_eq!(auto(3_000, 300), Some(750));
+        assert_eq!(auto(1_000, 100), None);
+        assert_eq!(auto(2_000, 200), None);
+        assert_eq!(auto(300, 10_000), None);
+        assert_eq!(auto(10_000, 0), None);
+    }
 }

@@ -73,9 +73,10 @@
 //!    is solved by the block interior point method where it pays (few
 //!    users, [`crate::block_ipm`]) and otherwise by Clarabel (sparse LDL,
 //!    [`crate::direct`]), 3-5x faster than HiGHS's interior point on it,
-//!    up to 1,500 users. With more users on 400 entries or more, the
-//!    pooled levels are realised group by group ([`crate::groups`]): the
-//!    entries dealt into groups of 100, the same LP on the groups merged
+//!    up to 1,500 users. On enough entries for four groups (of 100
+//!    entries, or more so that each has about 150 users), the pooled
+//!    levels are realised group by group ([`crate::groups`]): the
+//!    entries dealt into groups, the same LP on the groups merged
 //!    into servers, then one small LP per group on its own entries (10,000
 //!    x 10,000: 9-10 s end to end with 2 resources, 13-18 s with 3, 18-22 s
 //!    with 4, against 269 s, 597 s and 2,605 s for the one LP on HiGHS's

@@ -203,9 +203,7 @@ pub(crate) fn realise<B: LpBackend>(
     // Many users on many entries: group by group ([`crate::groups`]).
     let runnable_users = runnable.iter().filter(|&&r| r).count();
     let group_entries = match columns {
-        Columns::Auto => {
-            crate::groups::worth(instance, runnable_users).then_some(crate::groups::GROUP_ENTRIES)
-        }
+        Columns::Auto => crate::groups::auto(instance.num_entries(), runnable_users),
         Columns::Grouped(entries) => Some(entries),
         _ => None,
     };
