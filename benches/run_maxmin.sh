@@ -37,7 +37,10 @@ drfh hetero 1000 10000 3 1
 kdf2 hetero 1000 10000 2 1
 tsf hetero 1000 10000 2 1
 nfc hetero 1000 10000 2 1
+drfh hetero 3000 3000 4 1
 drfh hetero 10000 10000 2 1
+drfh hetero 10000 10000 3 1
+drfh hetero 10000 10000 4 1
 GRID
 if "$PY" -c "import highspy, numpy" 2>/dev/null; then
   echo

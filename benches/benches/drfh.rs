@@ -55,8 +55,9 @@ fn bench(c: &mut Criterion) {
 /// Issue 19: end to end as `leontief solve` runs it (normalise, the
 /// large-scale path, certificate check), where ten samples fit: the
 /// Google cell with 1,000 users (seeds 1-3), 100 x
-/// 1,000 heterogeneous with 2, 3 and 4 resources, and the two hardest
-/// seeds with 4 (the larger sizes: the `maxmin_scale` runner).
+/// 1,000 heterogeneous with 2, 3 and 4 resources, the two hardest
+/// seeds with 4, and the group path at 300 x 3,000 and 1,000 x 10,000
+/// (the larger sizes: the `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
     use leontief::{Mechanism, Options};
     let mut g = c.benchmark_group("maxmin_scale");
@@ -83,6 +84,21 @@ fn datacenter(c: &mut Criterion) {
         let inst = leontief_core::generate::heterogeneous(100, 1000, 4, seed);
         g.bench_function(
             BenchmarkId::new("drfh_verified", format!("hetero/n100/k1000/m4/seed{seed}")),
+            |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
+        );
+    }
+    // The group path ([`leontief_drfh`]'s `groups`): 300 x 3,000 (4 groups
+    // of 750 entries) with 2-4 resources, 1,000 x 10,000 (14 groups) with
+    // 2 resources.
+    for (n, k, m) in [
+        (300usize, 3000usize, 2usize),
+        (300, 3000, 3),
+        (300, 3000, 4),
+        (1000, 10000, 2),
+    ] {
+        let inst = leontief_core::generate::heterogeneous(n, k, m, 1);
+        g.bench_function(
+            BenchmarkId::new("drfh_verified", format!("hetero/n{n}/k{k}/m{m}")),
             |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }
