@@ -41,6 +41,8 @@ drfh hetero 3000 3000 4 1
 drfh hetero 10000 10000 2 1
 drfh hetero 10000 10000 3 1
 drfh hetero 10000 10000 4 1
+kdf2 hetero 10000 10000 2 1
+tsf hetero 10000 10000 3 1
 GRID
 if "$PY" -c "import highspy, numpy" 2>/dev/null; then
   echo
