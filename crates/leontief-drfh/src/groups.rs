@@ -52,8 +52,8 @@
 //! with the next cluster of groups, up to [`MAX_MERGED`] groups.
 
 use crate::maxmin::{build, finish, MaxMinOutcome};
-use crate::pooled::{at_levels, Pooled};
-use crate::pricing::{angle, bracketing, sectors};
+use crate::pooled::{at_levels, candidates, Pooled};
+use crate::pricing::angle;
 use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
 use leontief_model::{BackendError, Status};
 use rayon::prelude::*;
@@ -134,7 +134,7 @@ fn on_entries(
         &sub,
         &sig,
         false,
-        &candidates(&sub, &all),
+        &candidates(&sub, &all, false),
         &want,
         start,
         level_tolerance,
@@ -188,33 +188,48 @@ pub(crate) fn applies(instance: &Instance, entries: usize) -> bool {
 /// unit of total capacity) from the first resource, dealt in turn.
 fn deal(instance: &Instance, groups: usize) -> Vec<Vec<ServerId>> {
     let total = instance.total_capacity();
-    let mut order: Vec<(f64, ServerId)> = instance
-        .server_ids()
-        .map(|i| (angle(instance.class_capacities(i), total), i))
-        .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let group = dealt(
+        instance
+            .server_ids()
+            .map(|i| angle(instance.class_capacities(i), total))
+            .collect(),
+        groups,
+    );
     let mut out = vec![Vec::new(); groups];
-    for (j, &(_, i)) in order.iter().enumerate() {
-        out[j % groups].push(i);
-    }
-    for g in &mut out {
-        g.sort();
+    for (i, g) in group.into_iter().enumerate() {
+        out[g].push(ServerId(i));
     }
     out
 }
 
-/// Each active user's group: sorted by the angle of its demand (per unit
-/// of total capacity) from the first resource, dealt in turn.
+/// Each active user's group (`usize::MAX` for the others): sorted by the
+/// angle of its demand (per unit of total capacity) from the first
+/// resource, dealt in turn.
 fn deal_users(instance: &Instance, active: &[bool], groups: usize) -> Vec<usize> {
     let total = instance.total_capacity();
-    let mut order: Vec<(f64, usize)> = (0..instance.num_users())
-        .filter(|&n| active[n])
-        .map(|n| (angle(&instance.users()[n].demand, total), n))
+    let keys = instance
+        .users()
+        .iter()
+        .zip(active)
+        .map(|(u, &a)| if a { angle(&u.demand, total) } else { f64::NAN })
         .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut out = vec![usize::MAX; instance.num_users()];
-    for (j, &(_, n)) in order.iter().enumerate() {
-        out[n] = j % groups;
+    let mut out = dealt(keys, groups);
+    for (g, &a) in out.iter_mut().zip(active) {
+        if !a {
+            *g = usize::MAX;
+        }
+    }
+    out
+}
+
+/// The group of each item: the items with a key (not NaN) sorted by it
+/// (ties by index) and dealt to `groups` groups in turn.
+fn dealt(keys: Vec<f64>, groups: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..keys.len()).filter(|&j| !keys[j].is_nan()).collect();
+    order.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]).then(a.cmp(&b)));
+    let mut out = vec![usize::MAX; keys.len()];
+    for (pos, &j) in order.iter().enumerate() {
+        out[j] = pos % groups;
     }
     out
 }
@@ -239,16 +254,6 @@ fn part_of(instance: &Instance, servers: Vec<RawServer>, users: Vec<RawUser>) ->
         resources: instance.resources().to_vec(),
         servers,
         users,
-    }
-}
-
-/// Candidate pairs on `instance` for the pooled LP (as
-/// [`crate::pooled::realise`] draws them).
-fn candidates(instance: &Instance, active: &[bool]) -> Vec<Vec<ServerId>> {
-    if instance.num_resources() <= 2 {
-        bracketing(instance, active, false, 1, 2)
-    } else {
-        sectors(instance, active, false, 0, 1)
     }
 }
 

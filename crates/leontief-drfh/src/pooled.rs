@@ -217,11 +217,7 @@ pub(crate) fn realise<B: LpBackend>(
             return Ok(Pooled::Realised(Box::new(out)));
         }
     }
-    let candidates = if m <= 2 {
-        bracketing(instance, &runnable, placement, NEAR, SPREAD)
-    } else {
-        sectors(instance, &runnable, placement, 0, SPREAD_SECTOR)
-    };
+    let candidates = candidates(instance, &runnable, placement);
     let before = t0.elapsed().as_secs_f64();
     let mut found = at_levels(
         backend,
@@ -240,6 +236,20 @@ pub(crate) fn realise<B: LpBackend>(
         }
     }
     Ok(found)
+}
+
+/// The candidate pairs of the pooled LP: [`bracketing`] with 2 resources
+/// or fewer, [`sectors`] with more.
+pub(crate) fn candidates(
+    instance: &Instance,
+    active: &[bool],
+    placement: bool,
+) -> Vec<Vec<ServerId>> {
+    if instance.num_resources() <= 2 {
+        bracketing(instance, active, placement, NEAR, SPREAD)
+    } else {
+        sectors(instance, active, placement, 0, SPREAD_SECTOR)
+    }
 }
 
 /// Placement lists that apply.
