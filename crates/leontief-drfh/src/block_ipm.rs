@@ -161,13 +161,26 @@ struct Var {
     upper: f64,
     /// Cost in the minimisation form.
     cost: f64,
-    /// Its block's rows (block-local index, value) and block.
+    /// Its block ([`DENSE`]: none); its entries are in the flat arrays.
     block: u32,
+}
+
+/// The variables of every block, block after block, with their entries
+/// in flat arrays: the factorisation reads them in order (one heap
+/// vector per variable cost a cache miss each, most of a step).
+struct BlockVars {
+    /// Per block, where its variables start (one past the last block at
+    /// the end).
+    start: Vec<usize>,
+    /// Per block variable: its index among the variables, and where its
+    /// entries start in `in_block` and `dense`.
+    var: Vec<usize>,
+    in_start: Vec<usize>,
+    dense_start: Vec<usize>,
+    /// (block-local row, value).
     in_block: Vec<(usize, f64)>,
-    /// Its dense rows (dense index, value), and their positions in its
-    /// block's list of dense rows (when it has a block).
+    /// (position among the block's dense rows, value).
     dense: Vec<(usize, f64)>,
-    at: Vec<usize>,
 }
 
 /// The normal equations' structure: per block its rows' count and the
@@ -180,19 +193,79 @@ struct Layout {
     block_off: Vec<usize>,
     block_dense: Vec<Vec<usize>>,
     dense: usize,
-    /// The variables of each block, and those of no block.
-    by_block: Vec<Vec<usize>>,
+    /// The variables of each block.
+    by_block: BlockVars,
+    /// The variables of no block: where each one's entries start in
+    /// `dense_entries` (one past the last at the end), each entry
+    /// (variable, dense row, value).
     dense_only: Vec<usize>,
+    dense_entries: Vec<(usize, usize, f64)>,
 }
 
-/// The factored normal equations of one step.
+/// The factored normal equations of one step, in buffers kept from step
+/// to step (allocating them afresh each step cost a tenth of the step:
+/// page faults on the Schur complements).
 struct Factor {
-    /// Per block: its Cholesky factor (m x m, row-major lower) and
-    /// W = L^-1 C (m x |dense rows of the block|, row-major).
-    chol: Vec<Vec<f64>>,
-    w: Vec<Vec<f64>>,
+    /// The blocks split into [`PARTS`] ranges, each factored by one task.
+    parts: Vec<Part>,
+    /// Per block: its part, and where its factor and W start in the
+    /// part's buffers.
+    at: Vec<(usize, usize, usize)>,
     /// The Schur complement's Cholesky factor (dense x dense, row-major).
     schur: Vec<f64>,
+}
+
+/// One part's blocks: their Cholesky factors (m x m, row-major lower) and
+/// W = L^-1 C (m x |dense rows of the block|, row-major), one after
+/// another; the part's sum of the blocks' Schur terms; scratch for one
+/// block's Gram matrix W^T W.
+struct Part {
+    blocks: std::ops::Range<usize>,
+    chol: Vec<f64>,
+    w: Vec<f64>,
+    schur: Vec<f64>,
+    gram: Vec<f64>,
+}
+
+impl Factor {
+    /// Buffers for `layout`'s normal equations.
+    fn new(layout: &Layout) -> Factor {
+        let nb = layout.block_rows.len();
+        let nd = layout.dense;
+        let per = nb.div_ceil(PARTS).max(1);
+        let mut at = Vec::with_capacity(nb);
+        let mut parts = Vec::new();
+        for (p, first) in (0..nb).step_by(per).enumerate() {
+            let blocks = first..(first + per).min(nb);
+            let (mut nc, mut nw, mut tmax) = (0, 0, 0);
+            for blk in blocks.clone() {
+                let (m, t) = (layout.block_rows[blk], layout.block_dense[blk].len());
+                at.push((p, nc, nw));
+                nc += m * m;
+                nw += m * t;
+                tmax = tmax.max(t);
+            }
+            parts.push(Part {
+                blocks,
+                chol: vec![0.0; nc],
+                w: vec![0.0; nw],
+                schur: vec![0.0; nd * nd],
+                gram: vec![0.0; tmax * tmax],
+            });
+        }
+        Factor {
+            parts,
+            at,
+            schur: vec![0.0; nd * nd],
+        }
+    }
+
+    /// Block `blk`'s Cholesky factor and W.
+    fn block(&self, blk: usize, m: usize, t: usize) -> (&[f64], &[f64]) {
+        let (p, c, w) = self.at[blk];
+        let part = &self.parts[p];
+        (&part.chol[c..c + m * m], &part.w[w..w + m * t])
+    }
 }
 
 /// Solve `p`; `Err((status, steps))` when the method did not converge.
@@ -260,21 +333,16 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
             upper: up,
             cost: flip * p.col_cost[j],
             block: DENSE,
-            in_block: Vec::new(),
-            dense: Vec::new(),
-            at: Vec::new(),
         };
         for (r, v) in entries {
             ent_row.push(r);
             ent_val.push(v);
-            let (blk, local) = place[r];
-            if blk == DENSE {
-                var.dense.push((local, v));
-            } else if var.block == DENSE || var.block == blk {
+            let blk = place[r].0;
+            if blk != DENSE {
+                if var.block != DENSE && var.block != blk {
+                    return Err((Status::NumericalFailure, 0));
+                }
                 var.block = blk;
-                var.in_block.push((local, v));
-            } else {
-                return Err((Status::NumericalFailure, 0));
             }
         }
         col_var[j] = vars.len();
@@ -287,56 +355,75 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
             b[a] += lo;
             continue;
         }
-        let (blk, local) = place[a];
-        let mut var = Var {
+        vars.push(Var {
             lower: lo,
             upper: up,
             cost: 0.0,
-            block: DENSE,
-            in_block: Vec::new(),
-            dense: Vec::new(),
-            at: Vec::new(),
-        };
-        if blk == DENSE {
-            var.dense.push((local, -1.0));
-        } else {
-            var.block = blk;
-            var.in_block.push((local, -1.0));
-        }
-        vars.push(var);
+            block: place[a].0,
+        });
         ent_row.push(a);
         ent_val.push(-1.0);
         ent_start.push(ent_row.len());
     }
     // Each block's variables and dense rows (each once), and each
     // variable's positions among its block's dense rows.
-    let mut by_block: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    let mut count = vec![0usize; nb + 1];
+    for v in vars.iter().filter(|v| v.block != DENSE) {
+        count[v.block as usize + 1] += 1;
+    }
+    for blk in 0..nb {
+        count[blk + 1] += count[blk];
+    }
+    let mut order = vec![0usize; count[nb]];
+    let mut next = count.clone();
     for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
-        by_block[v.block as usize].push(j);
+        order[next[v.block as usize]] = j;
+        next[v.block as usize] += 1;
     }
     let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
     let mut pos = vec![usize::MAX; dense];
+    let mut flat = BlockVars {
+        start: vec![0],
+        var: Vec::new(),
+        in_start: vec![0],
+        dense_start: vec![0],
+        in_block: Vec::new(),
+        dense: Vec::new(),
+    };
     for blk in 0..nb {
         let list = &mut block_dense[blk];
-        for &j in &by_block[blk] {
-            for &(d, _) in &vars[j].dense {
-                if pos[d] == usize::MAX {
-                    pos[d] = list.len();
-                    list.push(d);
+        for &j in &order[count[blk]..count[blk + 1]] {
+            for e in ent_start[j]..ent_start[j + 1] {
+                let (b, local) = place[ent_row[e]];
+                if b == DENSE {
+                    if pos[local] == usize::MAX {
+                        pos[local] = list.len();
+                        list.push(local);
+                    }
+                    flat.dense.push((pos[local], ent_val[e]));
+                } else {
+                    flat.in_block.push((local, ent_val[e]));
                 }
             }
+            flat.var.push(j);
+            flat.in_start.push(flat.in_block.len());
+            flat.dense_start.push(flat.dense.len());
         }
-        for &j in &by_block[blk] {
-            let at = vars[j].dense.iter().map(|&(d, _)| pos[d]).collect();
-            vars[j].at = at;
-        }
+        flat.start.push(flat.var.len());
         for &d in list.iter() {
             pos[d] = usize::MAX;
         }
     }
-    let dense_only: Vec<usize> = (0..vars.len())
-        .filter(|&j| vars[j].block == DENSE)
-        .collect();
+    let by_block = flat;
+    // The variables of no block: (dense row, value) of their entries.
+    let mut dense_only = vec![0usize];
+    let mut dense_entries = Vec::new();
+    for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
+        for e in ent_start[j]..ent_start[j + 1] {
+            dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
+        }
+        dense_only.push(dense_entries.len());
+    }
     let mut block_off = vec![0; nb + 1];
     for blk in 0..nb {
         block_off[blk + 1] = block_off[blk] + block_rows[blk];
@@ -349,31 +436,20 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         dense,
         by_block,
         dense_only,
+        dense_entries,
     };
     let nv = vars.len();
-    let times = |x: &[f64]| -> Vec<f64> {
-        // A~ x over the active rows.
-        let mut out = vec![0.0; na];
-        for (j, &xv) in x.iter().enumerate() {
-            if xv != 0.0 {
-                for e in ent_start[j]..ent_start[j + 1] {
-                    out[ent_row[e]] += ent_val[e] * xv;
-                }
-            }
-        }
-        out
-    };
-    let transpose_times = |y: &[f64]| -> Vec<f64> {
-        (0..ent_start.len() - 1)
-            .map(|j| {
-                (ent_start[j]..ent_start[j + 1])
-                    .map(|e| ent_val[e] * y[ent_row[e]])
-                    .sum::<f64>()
-            })
-            .collect()
+    let ops = Ops {
+        layout: &layout,
+        start: &ent_start,
+        row: &ent_row,
+        val: &ent_val,
     };
     let has_lo: Vec<bool> = vars.iter().map(|v| v.lower.is_finite()).collect();
     let has_up: Vec<bool> = vars.iter().map(|v| v.upper.is_finite()).collect();
+    let lower: Vec<f64> = vars.iter().map(|v| v.lower).collect();
+    let upper: Vec<f64> = vars.iter().map(|v| v.upper).collect();
+    let cost: Vec<f64> = vars.iter().map(|v| v.cost).collect();
     // Start: inside every bound, duals 1.
     let mut x: Vec<f64> = vars
         .iter()
@@ -388,33 +464,44 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
     let mut q: Vec<f64> = has_up.iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
     let mut y = vec![0.0; na];
     let norm_b = 1.0 + b.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-    let norm_c = 1.0 + vars.iter().fold(0.0f64, |a, v| a.max(v.cost.abs()));
+    let norm_c = 1.0 + cost.iter().fold(0.0f64, |a, v| a.max(v.abs()));
     let pairs = has_lo.iter().filter(|&&h| h).count() + has_up.iter().filter(|&&h| h).count();
     let mut iterations = 0;
     let mut done = false;
+    // Every vector of a step, kept from step to step (allocated afresh,
+    // their page faults were a tenth of a step).
+    let mut f = Factor::new(&layout);
+    let mut w = Step::new(nv, na, &layout);
+    let mut xl = vec![0.0; nv];
+    let mut xu = vec![0.0; nv];
+    let mut d = vec![0.0; nv];
+    let (mut ax, mut rp, mut aty) = (vec![0.0; na], vec![0.0; na], vec![0.0; nv]);
     while iterations < MAX_ITERATIONS {
-        let s: Vec<f64> = (0..nv)
-            .map(|j| if has_lo[j] { x[j] - vars[j].lower } else { 1.0 })
-            .collect();
-        let t: Vec<f64> = (0..nv)
-            .map(|j| if has_up[j] { vars[j].upper - x[j] } else { 1.0 })
-            .collect();
-        let ax = times(&x);
-        let rp: Vec<f64> = (0..na).map(|a| b[a] - ax[a]).collect();
-        let aty = transpose_times(&y);
-        let rd: Vec<f64> = (0..nv)
-            .map(|j| vars[j].cost - aty[j] - z[j] + q[j])
-            .collect();
-        let gap: f64 = (0..nv)
-            .map(|j| {
-                s[j] * z[j] * f64::from(u8::from(has_lo[j]))
-                    + t[j] * q[j] * f64::from(u8::from(has_up[j]))
-            })
-            .sum();
-        let pobj: f64 = (0..nv).map(|j| vars[j].cost * x[j]).sum();
+        for j in 0..nv {
+            w.s[j] = if has_lo[j] { x[j] - lower[j] } else { 1.0 };
+            w.t[j] = if has_up[j] { upper[j] - x[j] } else { 1.0 };
+        }
+        ops.times(&x, &mut ax);
+        for a in 0..na {
+            rp[a] = b[a] - ax[a];
+        }
+        ops.transpose_times(&y, &mut aty);
+        for j in 0..nv {
+            w.rd[j] = cost[j] - aty[j] - z[j] + q[j];
+        }
+        let (mut gap, mut pobj) = (0.0, 0.0);
+        for j in 0..nv {
+            if has_lo[j] {
+                gap += w.s[j] * z[j];
+            }
+            if has_up[j] {
+                gap += w.t[j] * q[j];
+            }
+            pobj += cost[j] * x[j];
+        }
         let inf_p = rp.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_b;
-        let inf_d = rd.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_c;
-        let rel_gap = gap / (1.0 + pobj.abs());
+        let inf_d = w.rd.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_c;
+        let rel_gap = gap / (1.0 + f64::abs(pobj));
         if !(inf_p.is_finite() && inf_d.is_finite() && rel_gap.is_finite()) {
             return Err((Status::NumericalFailure, iterations));
         }
@@ -425,141 +512,73 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         iterations += 1;
         let mu = if pairs > 0 { gap / pairs as f64 } else { 0.0 };
         // D = 1 / (z/s + q/t), regularised.
-        let dinv: Vec<f64> = (0..nv)
-            .map(|j| {
-                let mut v = 0.0;
-                if has_lo[j] {
-                    v += z[j] / s[j];
-                }
-                if has_up[j] {
-                    v += q[j] / t[j];
-                }
-                v
-            })
-            .collect();
-        let dmax = dinv.iter().fold(0.0f64, |a, &v| a.max(v)).max(1.0);
-        let d: Vec<f64> = dinv.iter().map(|&v| 1.0 / (v + 1e-30 * dmax)).collect();
-        let Some(f) = factor(&layout, &vars, &d) else {
+        let mut dmax = 1.0f64;
+        for j in 0..nv {
+            let mut v = 0.0;
+            if has_lo[j] {
+                v += z[j] / w.s[j];
+            }
+            if has_up[j] {
+                v += q[j] / w.t[j];
+            }
+            d[j] = v;
+            dmax = dmax.max(v);
+        }
+        for v in d.iter_mut() {
+            *v = 1.0 / (*v + 1e-30 * dmax);
+        }
+        if !factor(&layout, &d, &mut f) {
             return Err((Status::NumericalFailure, iterations));
-        };
-        // Direction for complementarity targets xl, xu (s z -> xl, t q -> xu).
-        let direction = |xl: &[f64], xu: &[f64], refine: bool| {
-            let rhat: Vec<f64> = (0..nv)
-                .map(|j| {
-                    let mut v = rd[j];
-                    if has_lo[j] {
-                        v -= xl[j] / s[j];
-                    }
-                    if has_up[j] {
-                        v += xu[j] / t[j];
-                    }
-                    v
-                })
-                .collect();
-            let drhat: Vec<f64> = (0..nv).map(|j| d[j] * rhat[j]).collect();
-            let adr = times(&drhat);
-            let rhs: Vec<f64> = (0..na).map(|a| rp[a] + adr[a]).collect();
-            // One step of iterative refinement: near the optimum D spans
-            // many decades and the normal equations lose digits.
-            let mut dy = back_solve(&layout, &f, &rhs);
-            let mut atdy = transpose_times(&dy);
-            if refine {
-                let datdy: Vec<f64> = (0..nv).map(|j| d[j] * atdy[j]).collect();
-                let mdy = times(&datdy);
-                let res: Vec<f64> = (0..na).map(|a| rhs[a] - mdy[a]).collect();
-                let fix = back_solve(&layout, &f, &res);
-                for (v, e) in dy.iter_mut().zip(fix) {
-                    *v += e;
-                }
-                atdy = transpose_times(&dy);
-            }
-            let dx: Vec<f64> = (0..nv).map(|j| d[j] * (atdy[j] - rhat[j])).collect();
-            let dz: Vec<f64> = (0..nv)
-                .map(|j| {
-                    if has_lo[j] {
-                        (xl[j] - z[j] * dx[j]) / s[j]
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let dq: Vec<f64> = (0..nv)
-                .map(|j| {
-                    if has_up[j] {
-                        (xu[j] + q[j] * dx[j]) / t[j]
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            (dx, dy, dz, dq)
-        };
-        let steps = |dx: &[f64], dz: &[f64], dq: &[f64]| {
-            let (mut ap, mut ad) = (1.0f64, 1.0f64);
-            for j in 0..nv {
-                if has_lo[j] {
-                    if dx[j] < 0.0 {
-                        ap = ap.min(-s[j] / dx[j]);
-                    }
-                    if dz[j] < 0.0 {
-                        ad = ad.min(-z[j] / dz[j]);
-                    }
-                }
-                if has_up[j] {
-                    if dx[j] > 0.0 {
-                        ap = ap.min(t[j] / dx[j]);
-                    }
-                    if dq[j] < 0.0 {
-                        ad = ad.min(-q[j] / dq[j]);
-                    }
-                }
-            }
-            (ap, ad)
+        }
+        let bounds = Bounds {
+            has_lo: &has_lo,
+            has_up: &has_up,
+            z: &z,
+            q: &q,
+            d: &d,
+            rp: &rp,
         };
         // Predictor.
-        let xl0: Vec<f64> = (0..nv).map(|j| -s[j] * z[j]).collect();
-        let xu0: Vec<f64> = (0..nv).map(|j| -t[j] * q[j]).collect();
-        let (dx, _, dz, dq) = direction(&xl0, &xu0, false);
-        let (ap, ad) = steps(&dx, &dz, &dq);
-        let gap_aff: f64 = (0..nv)
-            .map(|j| {
-                let mut g = 0.0;
-                if has_lo[j] {
-                    g += (s[j] + ap * dx[j]) * (z[j] + ad * dz[j]);
-                }
-                if has_up[j] {
-                    g += (t[j] - ap * dx[j]) * (q[j] + ad * dq[j]);
-                }
-                g
-            })
-            .sum();
+        for j in 0..nv {
+            xl[j] = -w.s[j] * z[j];
+            xu[j] = -w.t[j] * q[j];
+        }
+        w.direction(&ops, &f, &bounds, &xl, &xu, false);
+        let (ap, ad) = w.steps(&bounds);
+        let mut gap_aff = 0.0;
+        for j in 0..nv {
+            if has_lo[j] {
+                gap_aff += (w.s[j] + ap * w.dx[j]) * (z[j] + ad * w.dz[j]);
+            }
+            if has_up[j] {
+                gap_aff += (w.t[j] - ap * w.dx[j]) * (q[j] + ad * w.dq[j]);
+            }
+        }
         let sigma = if gap > 0.0 {
             (gap_aff / gap).clamp(0.0, 1.0).powi(3)
         } else {
             0.0
         };
         // Corrector.
-        let xl: Vec<f64> = (0..nv)
-            .map(|j| sigma * mu - s[j] * z[j] - dx[j] * dz[j])
-            .collect();
-        let xu: Vec<f64> = (0..nv)
-            .map(|j| sigma * mu - t[j] * q[j] + dx[j] * dq[j])
-            .collect();
+        for j in 0..nv {
+            xl[j] = sigma * mu - w.s[j] * z[j] - w.dx[j] * w.dz[j];
+            xu[j] = sigma * mu - w.t[j] * q[j] + w.dx[j] * w.dq[j];
+        }
         // Refined only near the end, where the normal equations lose digits.
-        let (dx, dy, dz, dq) = direction(&xl, &xu, rel_gap < REFINE_BELOW);
-        let (ap, ad) = steps(&dx, &dz, &dq);
+        w.direction(&ops, &f, &bounds, &xl, &xu, rel_gap < REFINE_BELOW);
+        let (ap, ad) = w.steps(&bounds);
         let (ap, ad) = ((TO_BOUNDARY * ap).min(1.0), (TO_BOUNDARY * ad).min(1.0));
         for j in 0..nv {
-            x[j] += ap * dx[j];
+            x[j] += ap * w.dx[j];
             if has_lo[j] {
-                z[j] += ad * dz[j];
+                z[j] += ad * w.dz[j];
             }
             if has_up[j] {
-                q[j] += ad * dq[j];
+                q[j] += ad * w.dq[j];
             }
         }
         for a in 0..na {
-            y[a] += ad * dy[a];
+            y[a] += ad * w.dy[a];
         }
     }
     if !done {
@@ -598,6 +617,195 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         seconds: t0.elapsed().as_secs_f64(),
         iterations: iterations as u64,
     })
+}
+
+/// The products with the LP's matrix over the active rows (A~, column
+/// by column) and the solves with the normal equations' factors.
+struct Ops<'a> {
+    layout: &'a Layout,
+    start: &'a [usize],
+    row: &'a [usize],
+    val: &'a [f64],
+}
+
+impl Ops<'_> {
+    /// `out = A~ x`.
+    fn times(&self, x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for (j, &xv) in x.iter().enumerate() {
+            if xv != 0.0 {
+                for e in self.start[j]..self.start[j + 1] {
+                    out[self.row[e]] += self.val[e] * xv;
+                }
+            }
+        }
+    }
+
+    /// `out = A~^T y`.
+    fn transpose_times(&self, y: &[f64], out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (self.start[j]..self.start[j + 1])
+                .map(|e| self.val[e] * y[self.row[e]])
+                .sum::<f64>();
+        }
+    }
+}
+
+/// What a step's direction reads: which bounds each variable has, the
+/// bound duals, the scaling D and the primal residual.
+struct Bounds<'a> {
+    has_lo: &'a [bool],
+    has_up: &'a [bool],
+    z: &'a [f64],
+    q: &'a [f64],
+    d: &'a [f64],
+    rp: &'a [f64],
+}
+
+/// One step's vectors: the distances to the bounds, the dual residual, the
+/// direction, and scratch for the solves.
+struct Step {
+    s: Vec<f64>,
+    t: Vec<f64>,
+    rd: Vec<f64>,
+    dx: Vec<f64>,
+    dy: Vec<f64>,
+    dz: Vec<f64>,
+    dq: Vec<f64>,
+    rhat: Vec<f64>,
+    /// Over the variables.
+    scratch_v: Vec<f64>,
+    /// Over the rows.
+    rhs: Vec<f64>,
+    scratch_r: Vec<f64>,
+    fix: Vec<f64>,
+    /// The back solve's block part and dense part.
+    g: Vec<f64>,
+    dense: Vec<f64>,
+}
+
+impl Step {
+    fn new(nv: usize, na: usize, layout: &Layout) -> Step {
+        let v = || vec![0.0; nv];
+        let r = || vec![0.0; na];
+        Step {
+            s: v(),
+            t: v(),
+            rd: v(),
+            dx: v(),
+            dy: r(),
+            dz: v(),
+            dq: v(),
+            rhat: v(),
+            scratch_v: v(),
+            rhs: r(),
+            scratch_r: r(),
+            fix: r(),
+            g: vec![0.0; *layout.block_off.last().unwrap_or(&0)],
+            dense: vec![0.0; layout.dense],
+        }
+    }
+
+    /// The direction (dx, dy, dz, dq) for complementarity targets xl, xu
+    /// (s z -> xl, t q -> xu); with `refine`, one step of iterative
+    /// refinement on the normal equations (near the optimum D spans many
+    /// decades and they lose digits).
+    fn direction(
+        &mut self,
+        ops: &Ops,
+        f: &Factor,
+        b: &Bounds,
+        xl: &[f64],
+        xu: &[f64],
+        refine: bool,
+    ) {
+        let nv = self.s.len();
+        for j in 0..nv {
+            let mut v = self.rd[j];
+            if b.has_lo[j] {
+                v -= xl[j] / self.s[j];
+            }
+            if b.has_up[j] {
+                v += xu[j] / self.t[j];
+            }
+            self.rhat[j] = v;
+            self.scratch_v[j] = b.d[j] * v;
+        }
+        ops.times(&self.scratch_v, &mut self.scratch_r);
+        for (a, r) in self.rhs.iter_mut().enumerate() {
+            *r = b.rp[a] + self.scratch_r[a];
+        }
+        back_solve(
+            ops.layout,
+            f,
+            &self.rhs,
+            &mut self.dy,
+            &mut self.g,
+            &mut self.dense,
+        );
+        // dx holds A^T dy until the end.
+        ops.transpose_times(&self.dy, &mut self.dx);
+        if refine {
+            for j in 0..nv {
+                self.scratch_v[j] = b.d[j] * self.dx[j];
+            }
+            ops.times(&self.scratch_v, &mut self.scratch_r);
+            for (a, r) in self.scratch_r.iter_mut().enumerate() {
+                *r = self.rhs[a] - *r;
+            }
+            back_solve(
+                ops.layout,
+                f,
+                &self.scratch_r,
+                &mut self.fix,
+                &mut self.g,
+                &mut self.dense,
+            );
+            for (v, e) in self.dy.iter_mut().zip(&self.fix) {
+                *v += e;
+            }
+            ops.transpose_times(&self.dy, &mut self.dx);
+        }
+        for j in 0..nv {
+            let dx = b.d[j] * (self.dx[j] - self.rhat[j]);
+            self.dx[j] = dx;
+            self.dz[j] = if b.has_lo[j] {
+                (xl[j] - b.z[j] * dx) / self.s[j]
+            } else {
+                0.0
+            };
+            self.dq[j] = if b.has_up[j] {
+                (xu[j] + b.q[j] * dx) / self.t[j]
+            } else {
+                0.0
+            };
+        }
+    }
+
+    /// The longest primal and dual steps (up to 1) along the direction
+    /// that keep every bound.
+    fn steps(&self, b: &Bounds) -> (f64, f64) {
+        let (mut ap, mut ad) = (1.0f64, 1.0f64);
+        for j in 0..self.s.len() {
+            if b.has_lo[j] {
+                if self.dx[j] < 0.0 {
+                    ap = ap.min(-self.s[j] / self.dx[j]);
+                }
+                if self.dz[j] < 0.0 {
+                    ad = ad.min(-b.z[j] / self.dz[j]);
+                }
+            }
+            if b.has_up[j] {
+                if self.dx[j] > 0.0 {
+                    ap = ap.min(self.t[j] / self.dx[j]);
+                }
+                if self.dq[j] < 0.0 {
+                    ad = ad.min(-b.q[j] / self.dq[j]);
+                }
+            }
+        }
+        (ap, ad)
+    }
 }
 
 /// Cholesky of the row-major symmetric `a` (n x n) in place (lower
@@ -664,12 +872,12 @@ fn backward(l: &[f64], n: usize, v: &mut [f64]) {
     }
 }
 
-/// Form and factor the normal equations `A D A^T` (see the module docs):
-/// the blocks in parallel, each eliminated onto the Schur complement of its
-/// part, the parts summed in order at the end.
-fn factor(layout: &Layout, vars: &[Var], d: &[f64]) -> Option<Factor> {
+/// Form and factor the normal equations `A D A^T` into `f` (see the
+/// module docs): the parts in parallel, each block eliminated onto its
+/// part's Schur sum, the parts summed in order at the end. False when a
+/// factor is not finite.
+fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
     use rayon::prelude::*;
-    let nb = layout.block_rows.len();
     let nd = layout.dense;
     // Regularise every diagonal.
     let reg = |m: &mut [f64], n: usize| {
@@ -678,119 +886,127 @@ fn factor(layout: &Layout, vars: &[Var], d: &[f64]) -> Option<Factor> {
             m[i * n + i] += REGULARISATION * big;
         }
     };
-    // One block: its factor, W = L^-1 C, and S -= W^T W into `schur`.
-    let one = |blk: usize, schur: &mut [f64]| -> Option<(Vec<f64>, Vec<f64>)> {
-        let m = layout.block_rows[blk];
-        let list = &layout.block_dense[blk];
-        let t = list.len();
-        let mut mb = vec![0.0; m * m];
-        let mut wb = vec![0.0; m * t];
-        for &j in &layout.by_block[blk] {
-            let (v, dj) = (&vars[j], d[j]);
-            for &(a, va) in &v.in_block {
-                let dva = dj * va;
-                for &(c, vc) in &v.in_block {
-                    mb[a * m + c] += dva * vc;
-                }
-                for (&(_, vc), &pos) in v.dense.iter().zip(&v.at) {
-                    wb[a * t + pos] += dva * vc;
-                }
-            }
-            add_dense(schur, nd, v, dj);
-        }
-        reg(&mut mb, m);
-        if !cholesky(&mut mb, m) {
-            return None;
-        }
-        // W = L^-1 C: forward substitution on all of C's columns at once.
-        for a in 0..m {
-            let (done, rest) = wb.split_at_mut(a * t);
-            let row = &mut rest[..t];
-            for k in 0..a {
-                let l = mb[a * m + k];
-                if l != 0.0 {
-                    for (x, &y) in row.iter_mut().zip(&done[k * t..(k + 1) * t]) {
-                        *x -= l * y;
-                    }
-                }
-            }
-            let inv = 1.0 / mb[a * m + a];
-            for x in row.iter_mut() {
-                *x *= inv;
-            }
-        }
-        // S -= W^T W on the block's dense rows.
-        for a in 0..m {
-            let row = &wb[a * t..(a + 1) * t];
-            for (c1, &d1) in list.iter().enumerate() {
-                let v1 = row[c1];
-                if v1 == 0.0 {
-                    continue;
-                }
-                let srow = &mut schur[d1 * nd..(d1 + 1) * nd];
-                for (&v2, &d2) in row.iter().zip(list) {
-                    srow[d2] -= v1 * v2;
-                }
-            }
-        }
-        Some((mb, wb))
-    };
+    let at = &f.at;
     // A fixed split of the blocks, each part summed into its own Schur
     // complement, the parts added in order: the same sums on any number
     // of threads (a run must not depend on the scheduler).
-    let per = nb.div_ceil(PARTS).max(1);
-    let ids: Vec<usize> = (0..nb).collect();
-    // Per part: each block's (factor, W), and the part's Schur sum.
-    type Part = (Vec<(Vec<f64>, Vec<f64>)>, Vec<f64>);
-    let results: Vec<Option<Part>> = ids
-        .par_chunks(per)
-        .map(|part| {
-            let mut schur = vec![0.0; nd * nd];
-            let mut out = Vec::with_capacity(part.len());
-            for &blk in part {
-                out.push(one(blk, &mut schur)?);
+    let ok = f.parts.par_iter_mut().all(|part| {
+        part.schur.fill(0.0);
+        for blk in part.blocks.clone() {
+            let m = layout.block_rows[blk];
+            let list = &layout.block_dense[blk];
+            let t = list.len();
+            let (_, c0, w0) = at[blk];
+            let mb = &mut part.chol[c0..c0 + m * m];
+            let wb = &mut part.w[w0..w0 + m * t];
+            mb.fill(0.0);
+            wb.fill(0.0);
+            let bv = &layout.by_block;
+            let g = &mut part.gram[..t * t];
+            g.fill(0.0);
+            for k in bv.start[blk]..bv.start[blk + 1] {
+                let dj = d[bv.var[k]];
+                let ins = &bv.in_block[bv.in_start[k]..bv.in_start[k + 1]];
+                let dns = &bv.dense[bv.dense_start[k]..bv.dense_start[k + 1]];
+                for &(a, va) in ins {
+                    let dva = dj * va;
+                    for &(c, vc) in ins {
+                        mb[a * m + c] += dva * vc;
+                    }
+                    for &(pos, vc) in dns {
+                        wb[a * t + pos] += dva * vc;
+                    }
+                }
+                for &(p1, v1) in dns {
+                    for &(p2, v2) in dns {
+                        if p2 <= p1 {
+                            g[p1 * t + p2] -= dj * v1 * v2;
+                        }
+                    }
+                }
             }
-            Some((out, schur))
-        })
-        .collect();
-    let mut schur = vec![0.0; nd * nd];
-    let (mut chol, mut w) = (Vec::with_capacity(nb), Vec::with_capacity(nb));
-    for r in results {
-        let (out, part) = r?;
-        for (l, wb) in out {
-            chol.push(l);
-            w.push(wb);
+            reg(mb, m);
+            if !cholesky(mb, m) {
+                return false;
+            }
+            // W = L^-1 C: forward substitution on all of C's columns at once.
+            for a in 0..m {
+                let (done, rest) = wb.split_at_mut(a * t);
+                let row = &mut rest[..t];
+                for k in 0..a {
+                    let l = mb[a * m + k];
+                    if l != 0.0 {
+                        for (x, &y) in row.iter_mut().zip(&done[k * t..(k + 1) * t]) {
+                            *x -= l * y;
+                        }
+                    }
+                }
+                let inv = 1.0 / mb[a * m + a];
+                for x in row.iter_mut() {
+                    *x *= inv;
+                }
+            }
+            // The block's W^T W - C D C^T (lower triangle, contiguous),
+            // then S -= it on the block's dense rows, once per pair.
+            for a in 0..m {
+                let row = &wb[a * t..(a + 1) * t];
+                for (c1, &v1) in row.iter().enumerate() {
+                    if v1 != 0.0 {
+                        for (x, &v2) in g[c1 * t..c1 * t + c1 + 1].iter_mut().zip(row) {
+                            *x += v1 * v2;
+                        }
+                    }
+                }
+            }
+            for (c1, &d1) in list.iter().enumerate() {
+                let srow = &mut part.schur[d1 * nd..(d1 + 1) * nd];
+                for (&x, &d2) in g[c1 * t..c1 * t + c1 + 1].iter().zip(list) {
+                    srow[d2] -= x;
+                }
+            }
+            for (c1, &d1) in list.iter().enumerate() {
+                for (c2, &d2) in list.iter().enumerate().take(c1) {
+                    part.schur[d2 * nd + d1] -= g[c1 * t + c2];
+                }
+            }
         }
-        for (x, y) in schur.iter_mut().zip(part) {
+        true
+    });
+    if !ok {
+        return false;
+    }
+    let schur = &mut f.schur;
+    schur.fill(0.0);
+    for part in &f.parts {
+        for (x, y) in schur.iter_mut().zip(&part.schur) {
             *x += y;
         }
     }
-    for &j in &layout.dense_only {
-        add_dense(&mut schur, nd, &vars[j], d[j]);
-    }
-    reg(&mut schur, nd);
-    if !cholesky(&mut schur, nd) {
-        return None;
-    }
-    Some(Factor { chol, w, schur })
-}
-
-/// Add `dj a a^T` over the dense rows of `v` to the Schur complement.
-fn add_dense(schur: &mut [f64], nd: usize, v: &Var, dj: f64) {
-    for &(a, va) in &v.dense {
-        for &(c, vc) in &v.dense {
-            schur[a * nd + c] += dj * va * vc;
+    for w in layout.dense_only.windows(2) {
+        let ents = &layout.dense_entries[w[0]..w[1]];
+        for &(j, a, va) in ents {
+            for &(_, c, vc) in ents {
+                schur[a * nd + c] += d[j] * va * vc;
+            }
         }
     }
+    reg(schur, nd);
+    cholesky(schur, nd)
 }
 
-/// Solve `A D A^T dy = rhs` with the factors of [`factor`].
-fn back_solve(layout: &Layout, f: &Factor, rhs: &[f64]) -> Vec<f64> {
+/// Solve `A D A^T dy = rhs` with the factors of [`factor`] into `out`;
+/// `g` and `rd` are scratch over the block rows and the dense rows.
+fn back_solve(
+    layout: &Layout,
+    f: &Factor,
+    rhs: &[f64],
+    out: &mut [f64],
+    g: &mut [f64],
+    rd: &mut [f64],
+) {
     let nb = layout.block_rows.len();
     let nd = layout.dense;
     let off = &layout.block_off;
-    let mut g = vec![0.0; off[nb]];
-    let mut rd = vec![0.0; nd];
     for (a, &(blk, local)) in layout.place.iter().enumerate() {
         if blk == DENSE {
             rd[local] = rhs[a];
@@ -801,23 +1017,23 @@ fn back_solve(layout: &Layout, f: &Factor, rhs: &[f64]) -> Vec<f64> {
     for blk in 0..nb {
         let m = layout.block_rows[blk];
         let gb = &mut g[off[blk]..off[blk] + m];
-        forward(&f.chol[blk], m, gb);
         let list = &layout.block_dense[blk];
         let t = list.len();
-        let w = &f.w[blk];
+        let (chol, w) = f.block(blk, m, t);
+        forward(chol, m, gb);
         for (a, &ga) in gb.iter().enumerate() {
             for (&wv, &dr) in w[a * t..(a + 1) * t].iter().zip(list) {
                 rd[dr] -= wv * ga;
             }
         }
     }
-    forward(&f.schur, nd, &mut rd);
-    backward(&f.schur, nd, &mut rd);
+    forward(&f.schur, nd, rd);
+    backward(&f.schur, nd, rd);
     for blk in 0..nb {
         let m = layout.block_rows[blk];
         let list = &layout.block_dense[blk];
         let t = list.len();
-        let w = &f.w[blk];
+        let (chol, w) = f.block(blk, m, t);
         let gb = &mut g[off[blk]..off[blk] + m];
         for (a, ga) in gb.iter_mut().enumerate() {
             let s: f64 = w[a * t..(a + 1) * t]
@@ -827,19 +1043,15 @@ fn back_solve(layout: &Layout, f: &Factor, rhs: &[f64]) -> Vec<f64> {
                 .sum();
             *ga -= s;
         }
-        backward(&f.chol[blk], m, gb);
+        backward(chol, m, gb);
     }
-    layout
-        .place
-        .iter()
-        .map(|&(blk, local)| {
-            if blk == DENSE {
-                rd[local]
-            } else {
-                g[off[blk as usize] + local]
-            }
-        })
-        .collect()
+    for (o, &(blk, local)) in out.iter_mut().zip(&layout.place) {
+        *o = if blk == DENSE {
+            rd[local]
+        } else {
+            g[off[blk as usize] + local]
+        };
+    }
 }
 
 #[cfg(test)]
