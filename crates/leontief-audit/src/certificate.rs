@@ -32,8 +32,9 @@
 pub use leontief_core::checks::CertificateCheck;
 use leontief_core::{Instance, RoundPrices, ServerId};
 
-/// Room in the weak-duality bound below this fraction of the priced
-/// capacity C(p) is read as round-off (see [`max_min_certificate`]).
+/// Room in the weak-duality bound below this fraction of all capacity,
+/// valued at the prices of the entry where the user is cheapest, is read
+/// as round-off (see [`max_min_certificate`]).
 pub const CAPACITY_ROUNDING: f64 = 1e-12;
 
 /// Check the certificate of a weighted lexicographic max-min allocation
@@ -101,6 +102,15 @@ pub fn max_min_certificate(
             .tasks
             .is_some_and(|t| user_tasks[n] >= t * (1.0 - feasibility))
     };
+    // Every entry's capacity summed, per resource.
+    let total: Vec<f64> = (0..m)
+        .map(|r| {
+            instance
+                .server_ids()
+                .map(|i| instance.class_capacities(i)[r])
+                .sum()
+        })
+        .collect();
     let mut certified = vec![false; nu];
     for c in rounds {
         let r_k = c.round;
@@ -143,6 +153,9 @@ pub fn max_min_certificate(
         // the users frozen in rounds 1..=r at their tasks (`held`), and
         // the later ones per unit of level (`later`, tasks w_k / sigma_k).
         let mut u = vec![0.0; nu];
+        // Per user, all capacity valued at the prices of its cheapest
+        // entry: the scale of its round-off allowance.
+        let mut own_scale = vec![0.0; nu];
         let (mut held, mut later) = (0.0, 0.0);
         for n in 0..nu {
             if frozen_round[n] == 0 {
@@ -151,17 +164,16 @@ pub fn max_min_certificate(
             let list = entries_of(n);
             out.pairs += list.len();
             let d = &users[n].demand;
-            u[n] = list
-                .iter()
-                .map(|&i| {
-                    d.iter()
-                        .zip(&c.prices[i.0])
-                        .map(|(d, p)| d * p)
-                        .sum::<f64>()
-                })
-                .fold(f64::INFINITY, f64::min);
-            if !u[n].is_finite() {
-                u[n] = 0.0;
+            let (mut best, mut at) = (f64::INFINITY, None);
+            for &i in &list {
+                let v: f64 = d.iter().zip(&c.prices[i.0]).map(|(d, p)| d * p).sum();
+                if v < best {
+                    (best, at) = (v, Some(i.0));
+                }
+            }
+            u[n] = if best.is_finite() { best } else { 0.0 };
+            if let Some(i) = at {
+                own_scale[n] = total.iter().zip(&c.prices[i]).map(|(c, p)| c * p).sum();
             }
             if frozen_round[n] <= r_k {
                 held += u[n] * user_tasks[n];
@@ -180,13 +192,17 @@ pub fn max_min_certificate(
                 f64::INFINITY
             };
             out.worst_room = out.worst_room.max(rel);
-            // Or the room is the round-off of the capacities' cost: a rise
-            // that needs at most 1e-12 of the priced capacity (far below
-            // the 1e-7 feasibility tolerance) is no rise. It matters for a
-            // user whose task takes a sliver of the blocking resource (a
-            // demand 1e11 times heavier elsewhere): relative to its own
-            // tasks the rounding of the others' use looks large.
-            if rel <= tolerance || room <= CAPACITY_ROUNDING * cost {
+            // Or the room is round-off: a rise that needs at most 1e-12 of
+            // all capacity (far below the 1e-7 feasibility tolerance),
+            // valued at the prices of the entry the user is cheapest on,
+            // is no rise. It matters for a user whose task takes a sliver
+            // of the blocking resource (a demand 1e11 times heavier
+            // elsewhere): relative to its own tasks the rounding of the
+            // others' use looks large. Valued at the user's own prices,
+            // not the priced capacity C(p): prices 1e13 on some entries
+            // would otherwise excuse a real rise on the cheap ones (a
+            // test below).
+            if rel <= tolerance || room <= CAPACITY_ROUNDING * own_scale[n] {
                 certified[n] = true;
             } else {
                 fail(

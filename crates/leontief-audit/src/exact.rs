@@ -225,6 +225,9 @@ pub fn exact_certificate(
     };
     let mut certified = vec![false; nu];
     let mut worst = BigRational::zero();
+    let total: Vec<BigRational> = (0..m)
+        .map(|r| cap.iter().fold(BigRational::zero(), |a, row| a + &row[r]))
+        .collect();
     for c in rounds {
         if c.prices.len() != k || c.prices.iter().any(|row| row.len() != m) {
             fail(
@@ -282,22 +285,28 @@ pub fn exact_certificate(
             })
         });
         let mut u = vec![BigRational::zero(); nu];
+        // As the float check: per user, all capacity valued at the prices
+        // of its cheapest entry.
+        let mut own_scale = vec![BigRational::zero(); nu];
         let (mut held, mut later) = (BigRational::zero(), BigRational::zero());
         for n in 0..nu {
             if frozen_round[n] == 0 {
                 continue;
             }
-            let mut best: Option<BigRational> = None;
+            let mut best: Option<(BigRational, usize)> = None;
             for i in (0..k).filter(|&i| runs_on(n, i)) {
                 out.pairs += 1;
                 let v = (0..m)
                     .filter(|&r| !demand[n][r].is_zero() && !p[i][r].is_zero())
                     .fold(BigRational::zero(), |a, r| a + &demand[n][r] * &p[i][r]);
-                if best.as_ref().is_none_or(|b| v < *b) {
-                    best = Some(v);
+                if best.as_ref().is_none_or(|(b, _)| v < *b) {
+                    best = Some((v, i));
                 }
             }
-            u[n] = best.unwrap_or_else(BigRational::zero);
+            if let Some((_, i)) = &best {
+                own_scale[n] = (0..m).fold(BigRational::zero(), |a, r| a + &total[r] * &p[*i][r]);
+            }
+            u[n] = best.map_or_else(BigRational::zero, |(v, _)| v);
             if frozen_round[n] <= c.round {
                 held += &u[n] * &x[n];
             } else if !sig[n].is_zero() {
@@ -320,9 +329,10 @@ pub fn exact_certificate(
                 );
                 continue;
             }
-            // As the float check: a room within 1e-12 of the priced
-            // capacity is round-off of the printed task counts.
-            let rounding = room <= q(crate::certificate::CAPACITY_ROUNDING) * &cost;
+            // As the float check: a room within 1e-12 of all capacity,
+            // valued at the user's own prices, is round-off of the printed
+            // task counts.
+            let rounding = room <= q(crate::certificate::CAPACITY_ROUNDING) * &own_scale[n];
             let rel = room / denominator;
             if rel > worst {
                 worst = rel.clone();
