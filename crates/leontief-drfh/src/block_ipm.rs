@@ -62,8 +62,19 @@ const REGULARISATION: f64 = 1e-14;
 /// against 0.60 s; 200 x 2,000: 2 resources 0.20 against 0.11 s,
 /// 4 resources 0.30 against 0.43 s; 300 x 3,000 with 4 resources slower
 /// (1.2 against 0.9 s, before the vectorised Cholesky).
-pub(crate) fn pays(users: usize, m: usize) -> bool {
-    users <= 100 || (m >= 4 && users <= 200)
+///
+/// Twenty-second session, after the flat per-block layout (fastest of 3
+/// runs, this method against Clarabel): 150 x 1,500: 0.070 against 0.126 s
+/// (2 resources), 0.137 against 0.184 s (3); 200 x 2,000: 0.125 against
+/// 0.170 s (2), 0.166 against 0.336 s (3); 250 x 1,000: 0.114 against
+/// 0.132 s (2), 0.199 against 0.199 s (3), 0.190 against 0.315 s (4). With
+/// fewer entries per user Clarabel keeps its lead: 200 x 400 with 2
+/// resources 0.073 against 0.062 s, 250 x 600 with 3 0.188 against
+/// 0.162 s, 300 x 800 0.195 against 0.088 s (2) and 0.377 against 0.176 s
+/// (4), 400 x 1,000 with 2 0.405 against 0.130 s. So up to 250 users
+/// when there are at least 4 entries per user.
+pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
+    users <= 100 || (m >= 4 && users <= 200) || (users <= 250 && entries >= 4 * users)
 }
 
 /// The block IPM as a backend: `blocks[r]` is row r's block (or

@@ -326,8 +326,9 @@ pub(crate) fn at_levels<B: LpBackend>(
     if runnable <= crate::direct::MAX_USERS {
         // Few users: the block interior point method ([`crate::block_ipm`]);
         // otherwise, and whenever it does not converge, Clarabel.
-        let blocks = crate::block_ipm::pays(runnable, instance.num_resources())
-            .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
+        let blocks =
+            crate::block_ipm::pays(runnable, instance.num_entries(), instance.num_resources())
+                .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
         let mut lp = BlockIpm::new(blocks).load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
