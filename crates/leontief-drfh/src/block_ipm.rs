@@ -81,12 +81,14 @@ pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
 /// [`DENSE`]); `None`: every solve is Clarabel's.
 pub(crate) struct BlockIpm {
     blocks: Option<Vec<u32>>,
+    time_limit: Option<f64>,
 }
 
 impl BlockIpm {
-    /// A backend for LPs whose rows split as `blocks` says.
-    pub(crate) fn new(blocks: Option<Vec<u32>>) -> BlockIpm {
-        BlockIpm { blocks }
+    /// A backend for LPs whose rows split as `blocks` says, each solve
+    /// within `time_limit` seconds.
+    pub(crate) fn new(blocks: Option<Vec<u32>>, time_limit: Option<f64>) -> BlockIpm {
+        BlockIpm { blocks, time_limit }
     }
 }
 
@@ -99,13 +101,18 @@ impl LpBackend for BlockIpm {
 
     fn load(&self, problem: Problem) -> Result<BlockLp, BackendError> {
         Ok(BlockLp {
-            clarabel: crate::direct::Direct::new()?.load(problem)?,
+            clarabel: crate::direct::Direct::new(self.time_limit)?.load(problem)?,
             blocks: self.blocks.clone(),
+            time_limit: self.time_limit,
         })
     }
 
     fn can_add_cols(&self) -> bool {
         true
+    }
+
+    fn time_limit(&self) -> Option<f64> {
+        self.time_limit
     }
 }
 
@@ -114,6 +121,7 @@ impl LpBackend for BlockIpm {
 pub(crate) struct BlockLp {
     clarabel: ClarabelLp,
     blocks: Option<Vec<u32>>,
+    time_limit: Option<f64>,
 }
 
 impl LoadedLp for BlockLp {
@@ -122,9 +130,24 @@ impl LoadedLp for BlockLp {
         let tried = self
             .blocks
             .as_ref()
-            .map(|b| solve(self.clarabel.problem(), b));
+            .map(|b| solve(self.clarabel.problem(), b, self.time_limit));
         let why = match tried {
             Some(Ok(sol)) => return Ok(sol),
+            // Out of time: no solution (Clarabel would take as long again).
+            Some(Err((Status::TimeLimit, steps))) => {
+                return Ok(Solution {
+                    status: Status::TimeLimit,
+                    raw_status: format!(
+                        "the block interior point method reached the time limit in {steps} steps"
+                    ),
+                    objective: f64::NAN,
+                    x: Vec::new(),
+                    row_dual: Vec::new(),
+                    col_dual: Vec::new(),
+                    seconds: t0.elapsed().as_secs_f64(),
+                    iterations: steps as u64,
+                })
+            }
             Some(Err((status, steps))) => Some(format!(
                 " (Clarabel, after the block interior point method ended {} in {steps} steps)",
                 status.as_str()
@@ -279,8 +302,13 @@ impl Factor {
     }
 }
 
-/// Solve `p`; `Err((status, steps))` when the method did not converge.
-fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
+/// Solve `p`; `Err((status, steps))` when the method did not converge
+/// (`TimeLimit` when a step starts after `time_limit` seconds).
+fn solve(
+    p: &Problem,
+    blocks: &[u32],
+    time_limit: Option<f64>,
+) -> Result<Solution, (Status, usize)> {
     let t0 = Instant::now();
     let (nr, nc) = (p.num_rows(), p.num_cols());
     let flip = if p.sense == Sense::Maximise {
@@ -519,6 +547,9 @@ fn solve(p: &Problem, blocks: &[u32]) -> Result<Solution, (Status, usize)> {
         if inf_p <= TOLERANCE && inf_d <= TOLERANCE && rel_gap <= TOLERANCE {
             done = true;
             break;
+        }
+        if time_limit.is_some_and(|t| t0.elapsed().as_secs_f64() > t) {
+            return Err((Status::TimeLimit, iterations));
         }
         iterations += 1;
         let mu = if pairs > 0 { gap / pairs as f64 } else { 0.0 };
@@ -1074,7 +1105,7 @@ mod tests {
     /// method, not Clarabel's.
     #[test]
     fn solves_a_small_lp_and_its_duals() {
-        let ipm = BlockIpm::new(Some(vec![DENSE, DENSE]));
+        let ipm = BlockIpm::new(Some(vec![DENSE, DENSE]), None);
         let sols = crate::direct::tests::added_columns_and_bounds_reach(&ipm);
         for s in sols {
             assert!(s.raw_status.contains("block interior point"), "{s:?}");
@@ -1114,10 +1145,10 @@ mod tests {
             let sigma = crate::dominant_sigma(&inst);
             let mm = crate::maxmin::build(&inst, &sigma, false, None);
             let blocks = crate::maxmin::row_blocks(&mm, m, mm.problem.num_rows());
-            let mut ours = BlockIpm::new(Some(blocks))
+            let mut ours = BlockIpm::new(Some(blocks), None)
                 .load(mm.problem.clone())
                 .unwrap();
-            let mut theirs = crate::direct::Direct::new()
+            let mut theirs = crate::direct::Direct::new(None)
                 .unwrap()
                 .load(mm.problem.clone())
                 .unwrap();

@@ -37,15 +37,18 @@ const TOLERANCE: f64 = 1e-12;
 /// Clarabel, saying it grows its LPs (it does, without a warm start).
 pub(crate) struct Direct {
     clarabel: Clarabel,
+    time_limit: Option<f64>,
 }
 
 impl Direct {
-    /// Clarabel at [`TOLERANCE`].
-    pub(crate) fn new() -> Result<Direct, BackendError> {
+    /// Clarabel at [`TOLERANCE`], each solve within `time_limit` seconds
+    /// (the run's limit per LP, [`LpBackend::time_limit`]).
+    pub(crate) fn new(time_limit: Option<f64>) -> Result<Direct, BackendError> {
         let clarabel = Clarabel::new(ClarabelSettings {
             tol_gap_abs: TOLERANCE,
             tol_gap_rel: TOLERANCE,
             tol_feas: TOLERANCE,
+            time_limit,
             ..Default::default()
         })
         .map_err(|e| BackendError::Native {
@@ -53,7 +56,10 @@ impl Direct {
             call: "ClarabelSettings",
             detail: e.to_string(),
         })?;
-        Ok(Direct { clarabel })
+        Ok(Direct {
+            clarabel,
+            time_limit,
+        })
     }
 }
 
@@ -70,6 +76,10 @@ impl LpBackend for Direct {
 
     fn can_add_cols(&self) -> bool {
         true
+    }
+
+    fn time_limit(&self) -> Option<f64> {
+        self.time_limit
     }
 }
 
@@ -118,7 +128,7 @@ pub(crate) mod tests {
 
     #[test]
     fn added_columns_and_bounds_reach_the_solver() {
-        let direct = Direct::new().unwrap();
+        let direct = Direct::new(None).unwrap();
         assert!(direct.can_add_cols() && !direct.vertex_duals());
         added_columns_and_bounds_reach(&direct);
     }

@@ -87,6 +87,7 @@ fn on_entries(
     shares: &[Vec<f64>],
     cluster: &[usize],
     level_tolerance: f64,
+    time_limit: Option<f64>,
 ) -> Result<Option<Part>, BackendError> {
     let nu = instance.num_users();
     let share = |n: usize| cluster.iter().map(|&g| shares[n][g]).sum::<f64>();
@@ -130,7 +131,7 @@ fn on_entries(
     // Clarabel (or the block interior point method) per cluster, on its
     // own thread.
     let found = at_levels(
-        &crate::direct::Direct::new()?,
+        &crate::direct::Direct::new(time_limit)?,
         &sub,
         &sig,
         false,
@@ -267,6 +268,7 @@ pub(crate) fn realise(
     base: &MaxMinOutcome,
     level_tolerance: f64,
     entries: usize,
+    time_limit: Option<f64>,
 ) -> Result<Option<MaxMinOutcome>, BackendError> {
     let t0 = Instant::now();
     let (k, nu) = (instance.num_entries(), instance.num_users());
@@ -317,7 +319,7 @@ pub(crate) fn realise(
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
     let first = at_levels(
-        &crate::direct::Direct::new()?,
+        &crate::direct::Direct::new(time_limit)?,
         &merged,
         sigma,
         false,
@@ -337,7 +339,17 @@ pub(crate) fn realise(
     let mut clusters: Vec<Vec<usize>> = (0..groups).map(|g| vec![g]).collect();
     let mut parts: Vec<Option<Part>> = clusters
         .par_iter()
-        .map(|c| on_entries(instance, sigma, &members, shares, c, level_tolerance))
+        .map(|c| {
+            on_entries(
+                instance,
+                sigma,
+                &members,
+                shares,
+                c,
+                level_tolerance,
+                time_limit,
+            )
+        })
         .collect::<Result<_, _>>()?;
     while parts.iter().any(Option::is_none) {
         let len = clusters.len();
@@ -366,7 +378,17 @@ pub(crate) fn realise(
         }
         let solved: Vec<Option<Part>> = next_clusters
             .par_iter()
-            .map(|c| on_entries(instance, sigma, &members, shares, c, level_tolerance))
+            .map(|c| {
+                on_entries(
+                    instance,
+                    sigma,
+                    &members,
+                    shares,
+                    c,
+                    level_tolerance,
+                    time_limit,
+                )
+            })
             .collect::<Result<_, _>>()?;
         for c in (0..len).filter(|&c| !taken[c]) {
             next_clusters.push(std::mem::take(&mut clusters[c]));

@@ -919,6 +919,7 @@ fn solve_retrying<L: LoadedLp>(
     retry: bool,
     fixed: Option<(Col, f64)>,
     second_opinion: bool,
+    time_limit: Option<f64>,
 ) -> Result<Option<leontief_model::Solution>, BackendError> {
     let mut attempt = 0;
     loop {
@@ -931,7 +932,7 @@ fn solve_retrying<L: LoadedLp>(
             // relaxation, Clarabel solves it as loaded (see
             // [`RELAX_RETRIES`]); its verdicts, like every other, reach the
             // answer only through the independent verification.
-            let second = crate::direct::Direct::new()?.solve(lp.problem().clone())?;
+            let second = crate::direct::Direct::new(time_limit)?.solve(lp.problem().clone())?;
             if second.status.has_solution() {
                 let failed = std::mem::take(&mut out.raw_status);
                 out.status = before.0.worst(second.status);
@@ -1131,7 +1132,7 @@ pub fn lex_max_min<B: LpBackend>(
         .as_ref()
         .filter(|_| from_pooled && users <= crate::direct::MAX_USERS)
     {
-        let direct = crate::direct::Direct::new()?;
+        let direct = crate::direct::Direct::new(backend.time_limit())?;
         let out = rounds(
             &direct,
             instance,
@@ -1230,7 +1231,17 @@ fn rounds<B: LpBackend>(
         };
         let retry = out.rounds > 1;
         let Some(sol) = solve_retrying(
-            &mut lp, &mut mm, generate, instance, placement, &mut out, &frozen, retry, None, false,
+            &mut lp,
+            &mut mm,
+            generate,
+            instance,
+            placement,
+            &mut out,
+            &frozen,
+            retry,
+            None,
+            false,
+            backend.time_limit(),
         )?
         else {
             return Ok(out);
@@ -1347,6 +1358,7 @@ fn rounds<B: LpBackend>(
                     true,
                     Some((theta, t_star)),
                     backend.vertex_duals() && !generate,
+                    backend.time_limit(),
                 )?
                 else {
                     return Ok(out);

@@ -210,9 +210,15 @@ pub(crate) fn realise<B: LpBackend>(
     if let Some(entries) = group_entries
         .filter(|&e| !placement_lists(instance, placement) && crate::groups::applies(instance, e))
     {
-        if let Some(mut out) =
-            crate::groups::realise(instance, sigma, &level, &base, level_tolerance, entries)?
-        {
+        if let Some(mut out) = crate::groups::realise(
+            instance,
+            sigma,
+            &level,
+            &base,
+            level_tolerance,
+            entries,
+            backend.time_limit(),
+        )? {
             out.first_level = first.is_finite().then_some(first);
             return Ok(Pooled::Realised(Box::new(out)));
         }
@@ -329,7 +335,7 @@ pub(crate) fn at_levels<B: LpBackend>(
         let blocks =
             crate::block_ipm::pays(runnable, instance.num_entries(), instance.num_resources())
                 .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
-        let mut lp = BlockIpm::new(blocks).load(problem)?;
+        let mut lp = BlockIpm::new(blocks, backend.time_limit()).load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
             Verdict::Short(sol) => {

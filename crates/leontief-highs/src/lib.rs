@@ -461,6 +461,10 @@ impl LpBackend for Highs {
     fn load(&self, problem: Problem) -> Result<HighsLp, BackendError> {
         HighsLp::load(problem, &self.settings)
     }
+
+    fn time_limit(&self) -> Option<f64> {
+        self.settings.time_limit
+    }
 }
 
 impl HighsLp {

@@ -109,6 +109,13 @@ pub trait LpBackend {
         false
     }
 
+    /// Seconds each solve may take, where the backend has a limit: a
+    /// caller that solves an LP with another method (an interior point of
+    /// its own, say) gives it the same limit. Default none.
+    fn time_limit(&self) -> Option<f64> {
+        None
+    }
+
     /// Load and solve once.
     fn solve(&self, problem: Problem) -> Result<Solution, BackendError> {
         self.load(problem)?.solve()
