@@ -15,6 +15,21 @@
 //! where Clarabel's general sparse LDL of the same LP (with iterative
 //! refinement) took 5-7 ms a step (benches/REPORT.md, nineteenth session).
 //!
+//! Those flops were not the cost: a step took 4.5-8 ms there, in cache
+//! misses (each variable's entries in heap vectors of their own), in the
+//! m-fold scatter of every block's W^T W into the Schur complement, and in
+//! page faults of buffers allocated afresh each step. The block variables'
+//! entries now sit in flat arrays in block order ([`BlockVars`]), each
+//! block's Schur term is summed in a small contiguous matrix and scattered
+//! once, and the factors and step vectors ([`Factor`], [`Step`]) live from
+//! step to step: 3-3.6 ms a step, the set-up 3-5 ms a solve instead of
+//! 8-12 (twenty-second session; 100 x 1,000 with 4 resources, seed 2, end
+//! to end 0.41-0.51 s -> 0.23-0.31 s). Tried there and not kept, with
+//! numbers in benches/REPORT.md: a warm start of the solves after pricing
+//! from an iterate of the solve before (more steps, not fewer), Mehrotra's
+//! starting point (more steps), the step's vector work in parallel (no
+//! gain measurable).
+//!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
 //! from them is proved by the prices it prints. A solve that does not reach
