@@ -549,22 +549,27 @@ impl Instance {
         self.name.as_deref()
     }
     /// Resource names.
+    #[inline]
     pub fn resources(&self) -> &[String] {
         &self.resources
     }
     /// Server entries.
+    #[inline]
     pub fn servers(&self) -> &[Server] {
         &self.servers
     }
     /// Users.
+    #[inline]
     pub fn users(&self) -> &[User] {
         &self.users
     }
     /// m, the number of resources.
+    #[inline]
     pub fn num_resources(&self) -> usize {
         self.resources.len()
     }
     /// k, the number of server entries (classes count once).
+    #[inline]
     pub fn num_entries(&self) -> usize {
         self.servers.len()
     }
@@ -573,6 +578,7 @@ impl Instance {
         self.servers.iter().map(|s| s.count).sum()
     }
     /// N, the number of users.
+    #[inline]
     pub fn num_users(&self) -> usize {
         self.users.len()
     }
@@ -589,23 +595,28 @@ impl Instance {
         (0..self.resources.len()).map(ResourceId)
     }
     /// The user.
+    #[inline]
     pub fn user(&self, n: UserId) -> &User {
         &self.users[n.0]
     }
     /// Capacity of resource `r` on server entry `i` times its count, c_{i,r}.
+    #[inline]
     pub fn class_capacity(&self, i: ServerId, r: ResourceId) -> f64 {
         self.class_capacity[i.0 * self.resources.len() + r.0]
     }
     /// The class capacities of entry `i`, one per resource.
+    #[inline]
     pub fn class_capacities(&self, i: ServerId) -> &[f64] {
         let m = self.resources.len();
         &self.class_capacity[i.0 * m..(i.0 + 1) * m]
     }
     /// C_r, the capacity of each resource over all servers.
+    #[inline]
     pub fn total_capacity(&self) -> &[f64] {
         &self.total_capacity
     }
     /// True when user `n` may be placed on entry `i` (placement only).
+    #[inline]
     pub fn eligible(&self, n: UserId, i: ServerId) -> bool {
         match &self.users[n.0].servers {
             None => true,
@@ -614,6 +625,7 @@ impl Instance {
     }
     /// True when user `n` may run on entry `i`: eligible, and the entry has
     /// every resource the user demands.
+    #[inline]
     pub fn can_run_on(&self, n: UserId, i: ServerId) -> bool {
         self.eligible(n, i)
             && self.users[n.0]
@@ -624,6 +636,7 @@ impl Instance {
     }
     /// gamma_{n,i}: tasks user `n` could run monopolising entry `i` (0 where
     /// it may not run).
+    #[inline]
     pub fn gamma(&self, n: UserId, i: ServerId) -> f64 {
         if !self.eligible(n, i) {
             return 0.0;

@@ -134,6 +134,7 @@ use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use leontief_model::{
     BackendError, Col, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Status,
 };
+use rayon::prelude::*;
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
@@ -463,23 +464,53 @@ pub fn build(
     // Pass 1 over every runnable pair: tasks each user runs with every
     // entry it may use to itself, which capacity rows are needed ((i, r)
     // demanded by a user that may run on i), how many pairs there are.
-    let mut cap_row = vec![usize::MAX; k * m];
+    // In parallel over users (10^8 pairs at 10,000 x 10,000): each
+    // user's own sums in order, the needed rows OR-ed, so the same result
+    // on any number of threads.
+    type Pass1 = (Vec<(usize, f64, usize)>, Vec<bool>);
+    let (per_user, needed): Pass1 = (0..nu)
+        .into_par_iter()
+        .filter(|&n| usable(n))
+        .fold(
+            || (Vec::new(), vec![false; k * m]),
+            |(mut users, mut needed), n| {
+                let d = &instance.users()[n].demand;
+                let (mut sum, mut pairs) = (0.0, 0usize);
+                crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+                    pairs += 1;
+                    let c = instance.class_capacities(i);
+                    let mut g = INF;
+                    for r in 0..m {
+                        if d[r] > 0.0 {
+                            g = g.min(c[r] / d[r]);
+                            needed[i.0 * m + r] = true;
+                        }
+                    }
+                    sum += g;
+                });
+                users.push((n, sum, pairs));
+                (users, needed)
+            },
+        )
+        .reduce(
+            || (Vec::new(), vec![false; k * m]),
+            |(mut ua, mut na), (ub, nb)| {
+                ua.extend(ub);
+                for (a, b) in na.iter_mut().zip(nb) {
+                    *a |= b;
+                }
+                (ua, na)
+            },
+        );
+    let mut cap_row: Vec<usize> = needed
+        .iter()
+        .map(|&b| if b { 0 } else { usize::MAX })
+        .collect();
     let mut alone_sum = vec![0.0; nu];
     let mut count = vec![0usize; nu];
-    for n in (0..nu).filter(|&n| usable(n)) {
-        let d = &instance.users()[n].demand;
-        crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
-            count[n] += 1;
-            let c = instance.class_capacities(i);
-            let mut g = INF;
-            for r in 0..m {
-                if d[r] > 0.0 {
-                    g = g.min(c[r] / d[r]);
-                    cap_row[i.0 * m + r] = 0;
-                }
-            }
-            alone_sum[n] += g;
-        });
+    for (n, sum, pairs) in per_user {
+        alone_sum[n] = sum;
+        count[n] = pairs;
     }
     let runnable: Vec<bool> = count.iter().map(|&c| c > 0).collect();
     let total_pairs: usize = count.iter().sum();
@@ -560,20 +591,35 @@ pub fn build(
     // every runnable pair (in the LP or not): an LP solver drops an entry
     // far below the others (HiGHS: below 1e-12 absolute), and a user whose
     // use of a row vanishes may overfill it.
-    let (mut row_lo, mut row_hi) = (vec![INF; k * m], vec![0.0f64; k * m]);
-    for n in (0..nu).filter(|&n| runnable[n]) {
-        let d = &instance.users()[n].demand;
-        crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
-            for r in 0..m {
-                if d[r] > 0.0 {
-                    let j = i.0 * m + r;
-                    let v = d[r] * coef[n] * row_scale[j];
-                    row_lo[j] = row_lo[j].min(v);
-                    row_hi[j] = row_hi[j].max(v);
+    // In parallel over users, each thread its own extremes (min and max
+    // do not depend on the order).
+    let empty = || (vec![INF; k * m], vec![0.0f64; k * m]);
+    let (row_lo, row_hi) = (0..nu)
+        .into_par_iter()
+        .filter(|&n| runnable[n])
+        .fold(empty, |(mut lo, mut hi), n| {
+            let d = &instance.users()[n].demand;
+            crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+                for r in 0..m {
+                    if d[r] > 0.0 {
+                        let j = i.0 * m + r;
+                        let v = d[r] * coef[n] * row_scale[j];
+                        lo[j] = lo[j].min(v);
+                        hi[j] = hi[j].max(v);
+                    }
                 }
+            });
+            (lo, hi)
+        })
+        .reduce(empty, |(mut la, mut ha), (lb, hb)| {
+            for (a, b) in la.iter_mut().zip(lb) {
+                *a = a.min(b);
             }
+            for (a, b) in ha.iter_mut().zip(hb) {
+                *a = a.max(b);
+            }
+            (la, ha)
         });
-    }
     let pairs: Vec<Vec<(ServerId, Col)>> = entries
         .iter()
         .enumerate()
