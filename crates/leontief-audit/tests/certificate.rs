@@ -7,6 +7,49 @@ use leontief_audit::exact::exact_certificate;
 use leontief_audit::max_min_certificate;
 use leontief_core::{Instance, RoundPrices};
 
+/// One round of prices `prices` for every user, frozen in round 1, with
+/// shares `sigma x`: the float check's violations (empty when it holds)
+/// and the exact check's verdict.
+fn check(
+    inst: &Instance,
+    sigma: &[f64],
+    tasks: &[Vec<f64>],
+    prices: Vec<Vec<f64>>,
+    placement: bool,
+    tolerance: f64,
+) -> (Option<Vec<String>>, bool) {
+    let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
+    let frozen = vec![1; tasks.len()];
+    let rounds = vec![RoundPrices {
+        round: 1,
+        users: (0..tasks.len()).collect(),
+        prices,
+    }];
+    let float = max_min_certificate(
+        inst,
+        sigma,
+        &user_tasks,
+        &frozen,
+        &rounds,
+        placement,
+        1e-7,
+        tolerance,
+    );
+    let exact = exact_certificate(
+        inst,
+        false,
+        sigma,
+        tasks,
+        &user_tasks,
+        &frozen,
+        &rounds,
+        placement,
+        1e-7,
+        tolerance,
+    );
+    ((!float.ok).then_some(float.violations), exact.ok)
+}
+
 /// Two servers of one resource, capacity 1 each; u1 may run on s1 only,
 /// u2 anywhere.
 fn two_servers() -> Instance {
@@ -27,77 +70,34 @@ fn two_servers() -> Instance {
 #[test]
 fn prices_far_apart_do_not_excuse_a_half_empty_server() {
     let inst = two_servers();
-    let sigma = [1.0, 2.0];
     let tasks = vec![vec![1.0, 0.0], vec![0.0, 0.5]];
-    let user_tasks = [1.0, 0.5];
-    let rounds = vec![RoundPrices {
-        round: 1,
-        users: vec![0, 1],
-        prices: vec![vec![1e13], vec![1.0]],
-    }];
-    let float = max_min_certificate(
+    let (float, exact) = check(
         &inst,
-        &sigma,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
+        &[1.0, 2.0],
+        &tasks,
+        vec![vec![1e13], vec![1.0]],
         true,
-        1e-7,
         1e-6,
     );
-    assert!(!float.ok, "{float:?}");
+    let violations = float.expect("the float check refuses it");
     assert!(
-        float.violations.iter().any(|v| v.contains("u2")),
-        "{float:?}"
+        violations.iter().any(|v| v.contains("u2")),
+        "{violations:?}"
     );
-    let exact = exact_certificate(
-        &inst,
-        false,
-        &sigma,
-        &tasks,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
-        true,
-        1e-7,
-        1e-6,
-    );
-    assert!(!exact.ok, "{exact:?}");
-    // The honest certificate: s2 is not full, so its price is 0 and u2 is
-    // proved by nothing; with u2 at 1 task both servers are full and
-    // prices 1 and 1 prove both users.
+    assert!(!exact);
+    // The honest answer: u2 at 1 task, both servers full, prices 1 and 1
+    // prove both users.
     let tasks = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
-    let user_tasks = [1.0, 1.0];
-    let sigma = [1.0, 1.0];
-    let rounds = vec![RoundPrices {
-        round: 1,
-        users: vec![0, 1],
-        prices: vec![vec![1.0], vec![1.0]],
-    }];
-    let float = max_min_certificate(
+    let (float, exact) = check(
         &inst,
-        &sigma,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
-        true,
-        1e-7,
-        1e-6,
-    );
-    assert!(float.ok, "{float:?}");
-    let exact = exact_certificate(
-        &inst,
-        false,
-        &sigma,
+        &[1.0, 1.0],
         &tasks,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
+        vec![vec![1.0], vec![1.0]],
         true,
-        1e-7,
         1e-6,
     );
-    assert!(exact.ok, "{exact:?}");
+    assert_eq!(float, None);
+    assert!(exact);
 }
 
 /// The case the allowance is for: one server [10 cpu, 1 mem]; u1's task
@@ -115,40 +115,18 @@ fn a_sliver_of_the_blocking_resource_is_still_proved() {
                       {"name": "u2", "demand": [1, 1e-11]}]}"#,
     )
     .unwrap();
-    // Both at level x (shares sigma = 1): x + 1e-11 x = 1 in memory.
+    // Both at level x (shares sigma = 1): x + 1e-11 x = 1 in memory, one
+    // ulp below the exact fill (the room that rounding leaves).
     let x: f64 = 1.0 / (1.0 + 1e-11);
-    // One ulp below the exact fill: the room that rounding leaves.
     let x = f64::from_bits(x.to_bits() - 1);
-    let sigma = [1.0, 1.0];
-    let tasks = vec![vec![x], vec![x]];
-    let user_tasks = [x, x];
-    let rounds = vec![RoundPrices {
-        round: 1,
-        users: vec![0, 1],
-        prices: vec![vec![0.0, 1.0]],
-    }];
-    let float = max_min_certificate(
+    let (float, exact) = check(
         &inst,
-        &sigma,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
+        &[1.0, 1.0],
+        &[vec![x], vec![x]],
+        vec![vec![0.0, 1.0]],
         false,
-        1e-7,
         1e-12,
     );
-    assert!(float.ok, "{float:?}");
-    let exact = exact_certificate(
-        &inst,
-        false,
-        &sigma,
-        &tasks,
-        &user_tasks,
-        &[1, 1],
-        &rounds,
-        false,
-        1e-7,
-        1e-12,
-    );
-    assert!(exact.ok, "{exact:?}");
+    assert_eq!(float, None);
+    assert!(exact);
 }

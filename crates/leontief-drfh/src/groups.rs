@@ -336,21 +336,19 @@ pub(crate) fn realise(
     // is solved again together with the next cluster, and so on.
     let shares = &first.tasks;
     let t2 = Instant::now();
+    let solve = |c: &Vec<usize>| {
+        on_entries(
+            instance,
+            sigma,
+            &members,
+            shares,
+            c,
+            level_tolerance,
+            time_limit,
+        )
+    };
     let mut clusters: Vec<Vec<usize>> = (0..groups).map(|g| vec![g]).collect();
-    let mut parts: Vec<Option<Part>> = clusters
-        .par_iter()
-        .map(|c| {
-            on_entries(
-                instance,
-                sigma,
-                &members,
-                shares,
-                c,
-                level_tolerance,
-                time_limit,
-            )
-        })
-        .collect::<Result<_, _>>()?;
+    let mut parts: Vec<Option<Part>> = clusters.par_iter().map(solve).collect::<Result<_, _>>()?;
     while parts.iter().any(Option::is_none) {
         let len = clusters.len();
         if len < 2 {
@@ -378,17 +376,7 @@ pub(crate) fn realise(
         }
         let solved: Vec<Option<Part>> = next_clusters
             .par_iter()
-            .map(|c| {
-                on_entries(
-                    instance,
-                    sigma,
-                    &members,
-                    shares,
-                    c,
-                    level_tolerance,
-                    time_limit,
-                )
-            })
+            .map(solve)
             .collect::<Result<_, _>>()?;
         for c in (0..len).filter(|&c| !taken[c]) {
             next_clusters.push(std::mem::take(&mut clusters[c]));
