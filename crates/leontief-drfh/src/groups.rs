@@ -52,7 +52,7 @@
 //! with the next cluster of groups, up to [`MAX_MERGED`] groups.
 
 use crate::maxmin::{build, finish, MaxMinOutcome};
-use crate::pooled::{at_levels, candidates, Pooled};
+use crate::pooled::{at_levels, candidates, Pooled, Spent};
 use crate::pricing::angle;
 use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
 use leontief_model::{BackendError, Status};
@@ -88,14 +88,14 @@ fn on_entries(
     cluster: &[usize],
     level_tolerance: f64,
     time_limit: Option<f64>,
-) -> Result<Option<Part>, BackendError> {
+) -> Result<Result<Part, Spent>, BackendError> {
     let nu = instance.num_users();
     let share = |n: usize| cluster.iter().map(|&g| shares[n][g]).sum::<f64>();
     let users: Vec<usize> = (0..nu).filter(|&n| share(n) > 0.0).collect();
     let mut entries: Vec<ServerId> = cluster.iter().flat_map(|&g| members[g].clone()).collect();
     entries.sort();
     if users.is_empty() {
-        return Ok(Some(Part {
+        return Ok(Ok(Part {
             users,
             entries,
             outcome: MaxMinOutcome::start(0, 0),
@@ -115,7 +115,7 @@ fn on_entries(
     let users_raw = users.iter().map(|&n| raw_user(instance, n, false));
     let raw = part_of(instance, servers, users_raw.collect());
     let Ok(sub) = Instance::new(raw) else {
-        return Ok(None);
+        return Ok(Err(Spent::default()));
     };
     let sig: Vec<f64> = users.iter().map(|&n| sigma[n]).collect();
     let want: Vec<f64> = users
@@ -141,12 +141,12 @@ fn on_entries(
         level_tolerance,
     )?;
     Ok(match found {
-        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => Some(Part {
+        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => Ok(Part {
             users,
             entries,
             outcome: *o,
         }),
-        _ => None,
+        other => Err(other.spent()),
     })
 }
 
@@ -269,7 +269,7 @@ pub(crate) fn realise(
     level_tolerance: f64,
     entries: usize,
     time_limit: Option<f64>,
-) -> Result<Option<MaxMinOutcome>, BackendError> {
+) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let t0 = Instant::now();
     let (k, nu) = (instance.num_entries(), instance.num_users());
     let groups = k.div_ceil(entries.max(1));
@@ -295,7 +295,7 @@ pub(crate) fn realise(
     let users_raw = (0..nu).map(|n| raw_user(instance, n, true)).collect();
     let raw = part_of(instance, servers, users_raw);
     let Ok(merged) = Instance::new(raw) else {
-        return Ok(None);
+        return Ok(Err(Spent::default()));
     };
     let active: Vec<bool> = level.iter().map(|&l| l > 0.0).collect();
     // Each user's candidate groups: its own, the users sorted by direction
@@ -330,7 +330,7 @@ pub(crate) fn realise(
     )?;
     let first = match first {
         Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => o,
-        _ => return Ok(None),
+        other => return Ok(Err(other.spent())),
     };
     // Step 2: each group's users on its entries; a group that falls short
     // is solved again together with the next cluster, and so on.
@@ -347,12 +347,25 @@ pub(crate) fn realise(
             time_limit,
         )
     };
+    // The LPs of parts not kept (a failed group, merged and solved
+    // again), and all step 2 and step 1 solved when the path gives up.
+    let mut discarded = 0;
+    let mut keep = |solved: Vec<Result<Part, Spent>>| -> Vec<Option<Part>> {
+        solved
+            .into_iter()
+            .map(|r| r.map_err(|s| discarded += s.lps).ok())
+            .collect()
+    };
     let mut clusters: Vec<Vec<usize>> = (0..groups).map(|g| vec![g]).collect();
-    let mut parts: Vec<Option<Part>> = clusters.par_iter().map(solve).collect::<Result<_, _>>()?;
+    let mut parts = keep(clusters.par_iter().map(solve).collect::<Result<_, _>>()?);
+    let given_up = |parts: &[Option<Part>], discarded: usize| Spent {
+        lps: first.lps + discarded + parts.iter().flatten().map(|p| p.outcome.lps).sum::<usize>(),
+        seconds: first.solve_seconds + t2.elapsed().as_secs_f64(),
+    };
     while parts.iter().any(Option::is_none) {
         let len = clusters.len();
         if len < 2 {
-            return Ok(None);
+            return Ok(Err(given_up(&parts, discarded)));
         }
         let mut next_clusters = Vec::new();
         let mut next_parts = Vec::new();
@@ -372,12 +385,14 @@ pub(crate) fn realise(
             next_parts.push(None);
         }
         if next_clusters.iter().any(|c| c.len() > MAX_MERGED) {
-            return Ok(None);
+            return Ok(Err(given_up(&parts, discarded)));
         }
-        let solved: Vec<Option<Part>> = next_clusters
-            .par_iter()
-            .map(solve)
-            .collect::<Result<_, _>>()?;
+        let solved = keep(
+            next_clusters
+                .par_iter()
+                .map(solve)
+                .collect::<Result<_, _>>()?,
+        );
         for c in (0..len).filter(|&c| !taken[c]) {
             next_clusters.push(std::mem::take(&mut clusters[c]));
             next_parts.push(parts[c].take());
@@ -394,8 +409,9 @@ pub(crate) fn realise(
     // The union on the whole instance: each user's entries with tasks.
     let mut lists: Vec<Vec<ServerId>> = vec![Vec::new(); nu];
     let mut tasks: Vec<Vec<(ServerId, f64)>> = vec![Vec::new(); nu];
+    let spent = given_up(&parts, discarded);
     let mut out = MaxMinOutcome {
-        lps: first.lps,
+        lps: first.lps + discarded,
         solve_seconds: first.solve_seconds + step2,
         pricing_passes: first.pricing_passes,
         pricing_seconds: first.pricing_seconds,
@@ -420,7 +436,7 @@ pub(crate) fn realise(
     }
     let mm = build(instance, sigma, false, Some(&lists));
     if mm.too_wide.is_some() {
-        return Ok(None);
+        return Ok(Err(spent));
     }
     let mut x = vec![0.0; mm.problem.num_cols()];
     for n in 0..nu {
@@ -438,7 +454,7 @@ pub(crate) fn realise(
         mm.runnable[n] && have < out.levels[n] * (1.0 - 1e-8)
     });
     if short {
-        return Ok(None);
+        return Ok(Err(spent));
     }
     out.pairs = mm.total_pairs;
     out.columns = lists.iter().map(Vec::len).sum();
@@ -446,7 +462,7 @@ pub(crate) fn realise(
     out.raw_status = "Optimal".into();
     finish(&mut out, &mm, &x, instance, sigma);
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
-    Ok(Some(out))
+    Ok(Ok(out))
 }
 
 #[cfg(test)]

@@ -1142,6 +1142,9 @@ pub fn lex_max_min<B: LpBackend>(
         ),
     };
     let mut pooled_pairs = None;
+    // The LPs of attempts whose answer is not kept, counted in the one
+    // that is.
+    let mut spent = crate::pooled::Spent::default();
     if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
         match crate::pooled::realise(
             backend,
@@ -1152,8 +1155,11 @@ pub fn lex_max_min<B: LpBackend>(
             settings.columns,
         )? {
             crate::pooled::Pooled::Realised(out) => return Ok(*out),
-            crate::pooled::Pooled::Short(pairs) => pooled_pairs = Some(pairs),
-            crate::pooled::Pooled::Failed => {}
+            crate::pooled::Pooled::Short(pairs, s) => {
+                pooled_pairs = Some(pairs);
+                spent = s;
+            }
+            crate::pooled::Pooled::Failed(s) => spent = s,
         }
     }
     // The pooled LP's pairs hold its optimum: column generation from them
@@ -1179,7 +1185,7 @@ pub fn lex_max_min<B: LpBackend>(
         .filter(|_| from_pooled && users <= crate::direct::MAX_USERS)
     {
         let direct = crate::direct::Direct::new(backend.time_limit())?;
-        let out = rounds(
+        let mut out = rounds(
             &direct,
             instance,
             sigma,
@@ -1190,10 +1196,12 @@ pub fn lex_max_min<B: LpBackend>(
             t_build,
         )?;
         if out.status == Status::Optimal {
+            spent.charge(&mut out);
             return Ok(out);
         }
+        spent = spent.and(crate::pooled::Spent::of(&out));
     }
-    rounds(
+    let mut out = rounds(
         backend,
         instance,
         sigma,
@@ -1202,7 +1210,9 @@ pub fn lex_max_min<B: LpBackend>(
         seed.as_deref(),
         generate,
         t_build,
-    )
+    )?;
+    spent.charge(&mut out);
+    Ok(out)
 }
 
 /// The operator's rounds (see the module docs) on the LP with every

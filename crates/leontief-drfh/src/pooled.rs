@@ -94,6 +94,10 @@ const SPREAD: usize = 2;
 /// and bracketing by one angle 2 to 3 passes (3.4 s and 8.5 s).
 const SPREAD_SECTOR: usize = 1;
 
+/// A pooled level above a user's bound y'_n by at most this (relative)
+/// is the bound, rounded: its cap (see [`at_levels`]).
+const CAP_ROUNDING: f64 = 1e-12;
+
 /// A resource counts as saturated in a pooled round when the round's
 /// lower bounds use this much of it.
 const SATURATED: f64 = 1.0 - 1e-9;
@@ -107,10 +111,53 @@ pub(crate) enum Pooled {
     /// entries) hold that optimum: they seed the general path's column
     /// generation (its round 1 is the same LP when every user's pooled
     /// level is the same).
-    Short(Vec<Vec<ServerId>>),
+    Short(Vec<Vec<ServerId>>, Spent),
     /// Not decided (a solve did not end optimal, a level above its cap,
     /// coefficients too far apart): run the general path as it is.
-    Failed,
+    Failed(Spent),
+}
+
+impl Pooled {
+    /// The LPs it solved, and their seconds.
+    pub(crate) fn spent(&self) -> Spent {
+        match self {
+            Pooled::Realised(o) => Spent::of(o),
+            Pooled::Short(_, s) | Pooled::Failed(s) => *s,
+        }
+    }
+}
+
+/// The LPs an attempt solved, and their seconds, when its answer is not
+/// the one kept: the answer that is kept counts them too (`lps`,
+/// `solve_seconds`), so a fallback's cost shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Spent {
+    pub(crate) lps: usize,
+    pub(crate) seconds: f64,
+}
+
+impl Spent {
+    /// What `out` solved.
+    pub(crate) fn of(out: &MaxMinOutcome) -> Spent {
+        Spent {
+            lps: out.lps,
+            seconds: out.solve_seconds,
+        }
+    }
+
+    /// Both together.
+    pub(crate) fn and(self, other: Spent) -> Spent {
+        Spent {
+            lps: self.lps + other.lps,
+            seconds: self.seconds + other.seconds,
+        }
+    }
+
+    /// Count it in the answer kept.
+    pub(crate) fn charge(self, out: &mut MaxMinOutcome) {
+        out.lps += self.lps;
+        out.solve_seconds += self.seconds;
+    }
 }
 
 /// Try the pooled-first path.
@@ -207,10 +254,11 @@ pub(crate) fn realise<B: LpBackend>(
         Columns::Grouped(entries) => Some(entries),
         _ => None,
     };
+    let mut spent = Spent::default();
     if let Some(entries) = group_entries
         .filter(|&e| !placement_lists(instance, placement) && crate::groups::applies(instance, e))
     {
-        if let Some(mut out) = crate::groups::realise(
+        match crate::groups::realise(
             instance,
             sigma,
             &level,
@@ -219,8 +267,11 @@ pub(crate) fn realise<B: LpBackend>(
             entries,
             backend.time_limit(),
         )? {
-            out.first_level = first.is_finite().then_some(first);
-            return Ok(Pooled::Realised(Box::new(out)));
+            Ok(mut out) => {
+                out.first_level = first.is_finite().then_some(first);
+                return Ok(Pooled::Realised(Box::new(out)));
+            }
+            Err(groups) => spent = groups,
         }
     }
     let candidates = candidates(instance, &runnable, placement);
@@ -235,11 +286,15 @@ pub(crate) fn realise<B: LpBackend>(
         base,
         level_tolerance,
     )?;
-    if let Pooled::Realised(out) = &mut found {
-        out.build_seconds += before;
-        if out.first_level.is_none() {
-            out.first_level = first.is_finite().then_some(first);
+    match &mut found {
+        Pooled::Realised(out) => {
+            out.build_seconds += before;
+            if out.first_level.is_none() {
+                out.first_level = first.is_finite().then_some(first);
+            }
+            spent.charge(out);
         }
+        Pooled::Short(_, s) | Pooled::Failed(s) => *s = s.and(spent),
     }
     Ok(found)
 }
@@ -289,7 +344,7 @@ pub(crate) fn at_levels<B: LpBackend>(
     let t0 = Instant::now();
     let mut mm = build(instance, sigma, placement, Some(candidates));
     if mm.too_wide.is_some() {
-        return Ok(Pooled::Failed);
+        return Ok(Pooled::Failed(Spent::default()));
     }
     // Every runnable user at least theta times its pooled level,
     // theta <= 1, maximise theta: grown by pricing until theta reaches 1
@@ -302,11 +357,17 @@ pub(crate) fn at_levels<B: LpBackend>(
     // of its tasks with 1,000 users on the Google cell).
     {
         let p = &mut mm.problem;
-        let want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale).collect();
+        let mut want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale).collect();
         for n in (0..nu).filter(|&n| mm.runnable[n]) {
-            if want[n] > mm.y_upper[n] {
-                return Ok(Pooled::Failed);
+            // A user the pooled filling froze at its cap asks its cap: the
+            // same number as y'_n's bound up to their roundings (the level
+            // and the scale multiply in another order; measured 1 ulp over
+            // on 60 x 400 with caps, which sent the run to 229 flat LPs
+            // and 118 s). Beyond rounding the pooled level is out of reach.
+            if want[n] > mm.y_upper[n] * (1.0 + CAP_ROUNDING) {
+                return Ok(Pooled::Failed(Spent::default()));
             }
+            want[n] = want[n].min(mm.y_upper[n]);
         }
         let user_of: std::collections::HashMap<usize, usize> =
             mm.level.iter().enumerate().map(|(n, r)| (r.0, n)).collect();
@@ -339,12 +400,13 @@ pub(crate) fn at_levels<B: LpBackend>(
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
             Verdict::Short(sol) => {
+                let spent = Spent::of(&out);
                 return Ok(
                     match one_round(out, &mm, &sol, instance, sigma, placement, level_tolerance) {
                         Some(done) => done,
-                        None => Pooled::Short(entries(&mm)),
+                        None => Pooled::Short(entries(&mm), spent),
                     },
-                )
+                );
             }
             // HiGHS goes on from the columns added.
             Verdict::Undecided => problem = lp.problem().clone(),
@@ -355,8 +417,8 @@ pub(crate) fn at_levels<B: LpBackend>(
     Ok(
         match grow(&mut lp, &mut mm, instance, placement, &mut out, false)? {
             Verdict::Realised(sol) => realised(out, &mm, &sol, instance, sigma),
-            Verdict::Short(_) => Pooled::Short(entries(&mm)),
-            Verdict::Undecided => Pooled::Failed,
+            Verdict::Short(_) => Pooled::Short(entries(&mm), Spent::of(&out)),
+            Verdict::Undecided => Pooled::Failed(Spent::of(&out)),
         },
     )
 }
