@@ -12,7 +12,8 @@ fn datasets() -> std::path::PathBuf {
 
 #[test]
 fn kubernetes_snapshot_round_trip() {
-    let dir = tempdir();
+    let tmp = tempdir();
+    let dir = tmp.path();
     let k = datasets().join("kubernetes");
     let inst = dir.join("cluster.json");
     let alloc = dir.join("pods.csv");
@@ -93,7 +94,8 @@ fn kubernetes_snapshot_round_trip() {
 
 #[test]
 fn bad_input_exits_2_naming_the_entry() {
-    let dir = tempdir();
+    let tmp = tempdir();
+    let dir = tmp.path();
     let inst = datasets().join("paper-examples/drfh-fig1.json");
     let csv = dir.join("a.csv");
     std::fs::write(&csv, "user,server,tasks\nu1,s1,1\nu9,s1,2\n").unwrap();
@@ -119,19 +121,15 @@ fn bad_input_exits_2_naming_the_entry() {
     assert!(err.contains("nosuch"), "{err}");
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "leontief-audit-test-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A directory removed when the test ends.
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
 }
 
 #[test]
 fn google_trace_snapshot_then_audit() {
-    let dir = tempdir().join("google");
+    let tmp = tempdir();
+    let dir = tmp.path().join("google");
     std::fs::create_dir_all(&dir).unwrap();
     let machines = dir.join("machine_events.csv");
     std::fs::write(&machines, "0,1,0,p,0.5,0.5\n0,2,0,p,1,1\n").unwrap();

@@ -17,10 +17,6 @@ fn case(name: &str) -> PathBuf {
         .join(format!("{name}.json"))
 }
 
-fn temp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("leontief-bbf-{}-{name}", std::process::id()))
-}
-
 fn json(out: &Output) -> serde_json::Value {
     assert!(
         out.status.success(),
@@ -51,6 +47,7 @@ fn sets(v: &serde_json::Value) -> Vec<Vec<String>> {
 
 #[test]
 fn shards_merge_to_the_whole_enumeration() {
+    let tmp = tempfile::tempdir().unwrap();
     let inst = case("bbf-family-N5");
     let whole = json(&bin().arg("enumerate-bbf").arg(&inst).output().unwrap());
     let mut files = Vec::new();
@@ -61,7 +58,7 @@ fn shards_merge_to_the_whole_enumeration() {
             .args(["--shard", &format!("{i}/3"), "--threads", "1"])
             .output()
             .unwrap();
-        let f = temp(&format!("shard{i}.json"));
+        let f = tmp.path().join(format!("shard{i}.json"));
         std::fs::write(&f, &out.stdout).unwrap();
         files.push(f);
     }
@@ -81,7 +78,7 @@ fn shards_merge_to_the_whole_enumeration() {
         .args(["--shard", "2/3"])
         .output()
         .unwrap();
-    let f = temp("other.json");
+    let f = tmp.path().join("other.json");
     std::fs::write(&f, &other.stdout).unwrap();
     let out = bin()
         .arg("merge-bbf")
@@ -111,7 +108,7 @@ fn shards_merge_to_the_whole_enumeration() {
     let tampered = |f: &dyn Fn(&mut Value), name: &str| {
         let mut v = original.clone();
         f(&mut v);
-        let p = temp(name);
+        let p = tmp.path().join(name);
         std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
         let mut list = files.clone();
         list[k] = p;
@@ -174,7 +171,8 @@ fn bad_shards_and_parameters_exit_2() {
 
 #[test]
 fn a_user_demanding_a_resource_nobody_has_is_refused_by_name() {
-    let f = temp("nogpu.json");
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("nogpu.json");
     std::fs::write(
         &f,
         r#"{"resources": ["cpu", "gpu"],
@@ -203,8 +201,9 @@ fn a_user_demanding_a_resource_nobody_has_is_refused_by_name() {
 
 #[test]
 fn the_trajectory_csv_ends_at_the_eisenberg_gale_allocation() {
+    let tmp = tempfile::tempdir().unwrap();
     let inst = case("dolev-sec43-eg");
-    let csv = temp("traj.csv");
+    let csv = tmp.path().join("traj.csv");
     let eg = json(
         &bin()
             .arg("solve")

@@ -29,10 +29,8 @@ fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs())
 }
 
-fn write(dir: &str, name: &str, text: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("leontief-robustness-{dir}-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
+fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -184,18 +182,19 @@ fn pnorm_with_huge_p_is_the_max_norm() {
 /// Defect 7: an instance followed by text, or two instances, was solved.
 #[test]
 fn trailing_data_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
     let ok = r#"{"resources":["cpu"],"servers":[{"name":"s","capacity":[1]}],"users":[{"name":"u","demand":[1]}]}"#;
     for (file, text) in [
         ("trailing.json", format!("{ok} xyz")),
         ("two.json", format!("{ok}\n{ok}")),
     ] {
-        let p = write("trailing", file, &text);
+        let p = write(&tmp, file, &text);
         let (code, _, err) = leontief(&["solve", p.to_str().unwrap(), "--mechanism", "drfh"]);
         assert_eq!(code, Some(2), "{file}: {err}");
         assert!(err.contains("trailing data"), "{err}");
     }
     let cfg = write(
-        "trailing",
+        &tmp,
         "sim.json",
         r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"synthetic": {}}, "scheduler": "best-fit"} garbage"#,
     );
@@ -208,6 +207,7 @@ fn trailing_data_is_refused() {
 /// "Highs_passLp failed" (exit 1); now exit 2 naming the field and range.
 #[test]
 fn numbers_outside_the_range_are_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
     for (text, field) in [
         (
             r#"{"resources":["cpu"],"servers":[{"name":"s","capacity":[1e308]}],"users":[{"name":"u","demand":[1]}]}"#,
@@ -222,7 +222,7 @@ fn numbers_outside_the_range_are_refused_by_name() {
             "servers[0].count",
         ),
     ] {
-        let p = write("range", "i.json", text);
+        let p = write(&tmp, "i.json", text);
         let (code, _, err) = leontief(&["solve", p.to_str().unwrap(), "--mechanism", "drfh"]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains(field), "{err}");
@@ -233,6 +233,7 @@ fn numbers_outside_the_range_are_refused_by_name() {
 /// overflow), one of 10^12 aborted allocating a terabyte.
 #[test]
 fn absurd_shard_counts_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
     let shard = |i: u64, n: u64| {
         format!(
             r#"{{"solutions": [], "subsets_tried": 0, "lps_solved": 0, "seconds": 0, "subsets_total": 3,
@@ -241,8 +242,8 @@ fn absurd_shard_counts_are_refused() {
         )
     };
     for n in [u64::MAX, 1_000_000_000_000] {
-        let a = write("shards", "a.json", &shard(0, n));
-        let b = write("shards", "b.json", &shard(1, n));
+        let a = write(&tmp, "a.json", &shard(0, n));
+        let b = write(&tmp, "b.json", &shard(1, n));
         let (code, _, err) = leontief(&["merge-bbf", a.to_str().unwrap(), b.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains("shard count"), "{err}");
@@ -253,6 +254,7 @@ fn absurd_shard_counts_are_refused() {
 /// masks; now a refusal naming --shard.
 #[test]
 fn enumerating_34_resources_is_refused_with_the_way_out() {
+    let tmp = tempfile::tempdir().unwrap();
     let m = 34;
     let res: Vec<String> = (0..m).map(|r| format!("\"r{r}\"")).collect();
     let cap = vec!["1"; m].join(",");
@@ -269,7 +271,7 @@ fn enumerating_34_resources_is_refused_with_the_way_out() {
         res.join(","),
         users.join(",")
     );
-    let p = write("enum", "i.json", &text);
+    let p = write(&tmp, "i.json", &text);
     let (code, _, err) = leontief(&["enumerate-bbf", p.to_str().unwrap()]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("--shard"), "{err}");
@@ -279,6 +281,7 @@ fn enumerating_34_resources_is_refused_with_the_way_out() {
 /// explicit job of 10^12 tasks aborted on allocation.
 #[test]
 fn simulation_sizes_are_checked_before_allocating() {
+    let tmp = tempfile::tempdir().unwrap();
     for (text, field) in [
         (
             r#"{"cluster": {"google": {"servers": 10000000000000, "seed": 1}}, "workload": {"synthetic": {}}, "scheduler": "best-fit"}"#,
@@ -293,7 +296,7 @@ fn simulation_sizes_are_checked_before_allocating() {
             "workload.users[0].jobs[0].tasks",
         ),
     ] {
-        let p = write("sim", "c.json", text);
+        let p = write(&tmp, "c.json", text);
         let (code, _, err) = leontief(&["simulate", p.to_str().unwrap()]);
         assert_eq!(code, Some(2), "{err}");
         assert!(err.contains(field), "{field}: {err}");
@@ -344,8 +347,9 @@ fn generate_refuses_flags_it_does_not_use() {
 /// Defect 9: `plot -o` into a missing folder exited 1 (sweep --csv: 2).
 #[test]
 fn plot_to_a_missing_folder_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
     let result = write(
-        "plot",
+        &tmp,
         "r.csv",
         "parameter,value,status,verified,percent_fairness,percent_efficiency,total_tasks\nalpha,1,optimal,true,90,95,10\n",
     );
@@ -366,8 +370,9 @@ fn plot_to_a_missing_folder_is_bad_input() {
 /// zero-request task was kept, both silently.
 #[test]
 fn workloads_refuse_or_report_what_they_drop() {
+    let tmp = tempfile::tempdir().unwrap();
     let cfg = write(
-        "dupes",
+        &tmp,
         "c.json",
         r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": [
             {"name": "a", "demand": [0.1, 0.1], "jobs": [{"submit": 0, "tasks": 1, "duration": 1}]},

@@ -9,10 +9,15 @@ use common::leontief;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn generated(name: &str, users: &str, servers: &str, extra: &[&str]) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("leontief-scale-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
+/// A generated instance in `dir` (removed when the test ends).
+fn generated(
+    dir: &tempfile::TempDir,
+    name: &str,
+    users: &str,
+    servers: &str,
+    extra: &[&str],
+) -> PathBuf {
+    let p = dir.path().join(name);
     let mut args = vec![
         "generate",
         "heterogeneous",
@@ -51,7 +56,8 @@ fn dense_tasks(v: &Value) -> Vec<Vec<f64>> {
 
 #[test]
 fn sparse_and_dense_layouts_describe_the_same_allocation() {
-    let p = generated("h20x100.json", "20", "100", &[]);
+    let tmp = tempfile::tempdir().unwrap();
+    let p = generated(&tmp, "h20x100.json", "20", "100", &[]);
     let dense = solve(&p, &["--layout", "dense"]);
     let sparse = solve(&p, &["--layout", "sparse"]);
     assert!(dense.get("tasks_sparse").is_none());
@@ -70,7 +76,9 @@ fn sparse_and_dense_layouts_describe_the_same_allocation() {
 #[test]
 fn above_twenty_thousand_pairs_the_certificate_alone_verifies() {
     for resources in ["2", "3"] {
+        let tmp = tempfile::tempdir().unwrap();
         let p = generated(
+            &tmp,
             &format!("h60x400x{resources}.json"),
             "60",
             "400",
@@ -105,7 +113,8 @@ fn above_twenty_thousand_pairs_the_certificate_alone_verifies() {
 /// cross-check the flat and generated paths).
 #[test]
 fn nfc_at_scale_prints_a_certificate_that_proves_its_total() {
-    let p = generated("h60x1000.json", "60", "1000", &["--resources", "3"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let p = generated(&tmp, "h60x1000.json", "60", "1000", &["--resources", "3"]);
     let (code, out, err) = leontief(&["solve", p.to_str().unwrap(), "--mechanism", "nfc"]);
     assert_eq!(code, Some(0), "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();

@@ -58,7 +58,8 @@ fn the_bundled_trace_replays_like_the_workload_it_was_written_from() {
 
 #[test]
 fn schedulers_and_csvs() {
-    let dir = std::env::temp_dir().join(format!("leontief-sim-{}", std::process::id()));
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     for s in ["first-fit", "best-fit", "drfh"] {
         let r = simulate(
             &sims("fig4.json"),
@@ -96,8 +97,8 @@ fn the_slots_sweep_has_a_row_per_slot_count() {
 
 #[test]
 fn bad_configs_name_the_field_and_exit_2() {
-    let dir = std::env::temp_dir().join(format!("leontief-simbad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let cases = [
         (
             r#"{"cluster": {"google": {"servers": 5, "seed": 1}}, "workload": {"users": [{"name": "a", "demand": [0.1, -1], "jobs": []}]}}"#,
@@ -144,8 +145,8 @@ fn bad_configs_name_the_field_and_exit_2() {
 
 #[test]
 fn every_plot_kind_draws_with_labelled_axes() {
-    let dir = std::env::temp_dir().join(format!("leontief-plot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let run = |extra: &[&str], out: &str| {
         let p = dir.join(out);
         let mut args = vec!["simulate", extra[0]];
@@ -252,8 +253,8 @@ fn every_plot_kind_draws_with_labelled_axes() {
 /// saturated cluster, the one with weight 2 holds about twice the share.
 #[test]
 fn weights_in_the_config_order_the_users() {
-    let dir = std::env::temp_dir().join(format!("leontief-simw-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     let p = dir.join("w.json");
     std::fs::write(
         &p,

@@ -11,11 +11,8 @@ fn case(name: &str) -> PathBuf {
 }
 
 fn sweep(args: &[&str]) -> (Option<i32>, String, String) {
-    let csv = std::env::temp_dir().join(format!(
-        "leontief-sweep-{}-{}.csv",
-        std::process::id(),
-        args.join("_").replace(['/', '.', ':', ','], "")
-    ));
+    let tmp = tempfile::tempdir().unwrap();
+    let csv = tmp.path().join("sweep.csv");
     let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
         .arg("sweep")
         .args(args)
@@ -169,11 +166,8 @@ fn prop2_monte_carlo_ratios_approach_one() {
 #[test]
 fn fds_contours_collapse_at_the_prop7_capacities() {
     let run = |family: &str, capacity: &str| -> Vec<(f64, f64)> {
-        let csv = std::env::temp_dir().join(format!(
-            "leontief-contours-{}-{family}-{}.csv",
-            std::process::id(),
-            capacity.replace('.', "_")
-        ));
+        let tmp = tempfile::tempdir().unwrap();
+        let csv = tmp.path().join("contours.csv");
         let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
             .args(["repro", "fds-contours", "--family", family])
             .args(["--capacities", capacity, "--betas", "6", "--lambdas", "3"])

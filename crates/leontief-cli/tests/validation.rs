@@ -6,9 +6,9 @@ use std::process::Command;
 
 fn run(json: &str, extra: &[&str]) -> (Option<i32>, String, String) {
     let mut f = tempfile();
-    f.1.write_all(json.as_bytes()).unwrap();
+    f.write_all(json.as_bytes()).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
-        .args(["solve", f.0.to_str().unwrap(), "--mechanism", "drfh"])
+        .args(["solve", f.path().to_str().unwrap(), "--mechanism", "drfh"])
         .args(extra)
         .output()
         .unwrap();
@@ -19,16 +19,9 @@ fn run(json: &str, extra: &[&str]) -> (Option<i32>, String, String) {
     )
 }
 
-fn tempfile() -> (std::path::PathBuf, std::fs::File) {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let p = std::env::temp_dir().join(format!(
-        "leontief-validation-{}-{}.json",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let f = std::fs::File::create(&p).unwrap();
-    (p, f)
+/// A file removed when the test ends.
+fn tempfile() -> tempfile::NamedTempFile {
+    tempfile::Builder::new().suffix(".json").tempfile().unwrap()
 }
 
 /// A valid base instance with one field replaced.
@@ -287,14 +280,14 @@ fn bad_parameters_are_bad_input() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("time_limit"));
     let mut f = tempfile();
-    f.1.write_all(base.as_bytes()).unwrap();
+    f.write_all(base.as_bytes()).unwrap();
     for (mech, k, msg) in [
         ("kdf", None, "--k"),
         ("kdf", Some("0"), "--k"),
         ("nosuch", None, "unknown mechanism"),
     ] {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_leontief"));
-        cmd.args(["solve", f.0.to_str().unwrap(), "--mechanism", mech]);
+        cmd.args(["solve", f.path().to_str().unwrap(), "--mechanism", mech]);
         if let Some(k) = k {
             cmd.args(["--k", k]);
         }
@@ -307,7 +300,7 @@ fn bad_parameters_are_bad_input() {
 #[test]
 fn validate_reports_what_it_found() {
     let mut f = tempfile();
-    f.1.write_all(
+    f.write_all(
         with(
             U,
             r#"[{"name": "big", "capacity": [1, 1], "count": 3863}]"#,
@@ -317,7 +310,7 @@ fn validate_reports_what_it_found() {
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
-        .args(["validate", f.0.to_str().unwrap()])
+        .args(["validate", f.path().to_str().unwrap()])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -331,8 +324,8 @@ fn validate_reports_what_it_found() {
 #[test]
 fn heuristic_parameters_are_checked() {
     let mut f = tempfile();
-    f.1.write_all(with(U, S, R).as_bytes()).unwrap();
-    let path = f.0.to_str().unwrap().to_string();
+    f.write_all(with(U, S, R).as_bytes()).unwrap();
+    let path = f.path().to_str().unwrap().to_string();
     for (args, msg) in [
         (vec!["--mechanism", "slots", "--slots", "0"], "--slots"),
         (
