@@ -26,6 +26,7 @@ pub mod nfc;
 pub mod patterns;
 mod pooled;
 pub mod pricing;
+pub mod progress;
 
 pub use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
 use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};

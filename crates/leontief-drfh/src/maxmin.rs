@@ -182,6 +182,10 @@ pub struct MaxMinSettings {
     /// (default true). The simulator's exact DRFH mode, which reads only
     /// the task counts of thousands of allocations, turns it off.
     pub explain: bool,
+    /// Told after each round of the general path how many users are
+    /// frozen (default none). The paths that end in one LP or a closed
+    /// form report nothing.
+    pub progress: Option<crate::progress::Progress>,
 }
 
 impl Default for MaxMinSettings {
@@ -193,6 +197,7 @@ impl Default for MaxMinSettings {
             share_tolerance: 1e-8,
             columns: Columns::Auto,
             explain: true,
+            progress: None,
         }
     }
 }
@@ -1486,6 +1491,16 @@ fn rounds<B: LpBackend>(
             )?;
         }
         last = Some(sol);
+        if let Some(p) = &settings.progress {
+            let users = runnable.iter().filter(|&&r| r).count();
+            p.report(&crate::progress::RoundProgress {
+                round: out.rounds,
+                frozen: users - active.iter().filter(|&&a| a).count(),
+                users,
+                lps: out.lps,
+                level: t_star / mm.scale,
+            });
+        }
     }
     // Certificates name users it proves blocked; capped users are proved
     // by their cap.

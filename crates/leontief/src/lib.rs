@@ -59,6 +59,7 @@ pub use leontief_bbf::enumerate::Enumeration;
 pub use leontief_core::{
     checks, details, generate, verification, Allocation, Instance, Status, Verification,
 };
+pub use leontief_drfh::progress::{Progress, RoundProgress};
 pub use mechanism::{
     parse_p, EgMethod, Fairness, Mechanism, OdeVariable, OnFull, ParamError, Params, PsdsfSelect,
     VdsSchedule, NAMES,
@@ -83,7 +84,26 @@ pub fn solve(
     mechanism: &Mechanism,
     options: &Options,
 ) -> Result<Solution, Error> {
+    solve_reporting(instance, mechanism, options, None)
+}
+
+/// [`solve`], telling `progress` after each round of the max-min
+/// operator's general path how many users are frozen (the command line's
+/// progress bar; the other mechanisms and paths report nothing).
+pub fn solve_reporting(
+    instance: &Instance,
+    mechanism: &Mechanism,
+    options: &Options,
+    progress: Option<&Progress>,
+) -> Result<Solution, Error> {
     let highs = options.backend()?;
     let planned = plan::plan(mechanism, instance)?;
-    solve::solve_named(&highs, instance, mechanism, &planned, options.verify)
+    solve::solve_named(
+        &highs,
+        instance,
+        mechanism,
+        &planned,
+        options.verify,
+        progress,
+    )
 }
