@@ -29,8 +29,10 @@
 //! ([`Error::Run`]).
 //!
 //! Also: [`sweep`] (one mechanism over a range of a parameter, against
-//! the DRFH and NFC references) and [`enumerate_bbf`] (every
-//! bottleneck-based fair allocation).
+//! the DRFH and NFC references), [`enumerate_bbf`] (every
+//! bottleneck-based fair allocation) and [`solve_reporting`] ([`solve`]
+//! telling a [`Progress`] callback after each max-min round how many
+//! users are frozen, for solves that take minutes).
 
 pub mod audit;
 mod bbf;
