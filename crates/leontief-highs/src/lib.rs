@@ -618,14 +618,7 @@ impl LoadedLp for HighsLp {
         &self.problem
     }
 
-    /// Interior point without crossover whatever the size, unless the
-    /// settings chose an algorithm, with the optimality tolerance at
-    /// 1e-11. HiGHS's default 1e-8 left the pooled LP's smallest users
-    /// up to 6.2e-7 of their tasks short in the certificate at 1,000 x 100
-    /// (the capacity repair turns the LP's infeasibility into slack);
-    /// 1e-10 left 3.3e-8 at 3,000 x 300 and 1.2e-7 on the Google cell,
-    /// 1e-11 leaves 6.5e-10 and 1e-8 at the same cost (1e-12 gains
-    /// nothing more), all cheaper than the crossover it replaces.
+    /// Simplex without presolve, unless the settings chose an algorithm.
     fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
         if self.auto {
             self.set_string("solver", "simplex")?;
@@ -634,6 +627,14 @@ impl LoadedLp for HighsLp {
         Ok(())
     }
 
+    /// Interior point without crossover whatever the size, unless the
+    /// settings chose an algorithm, with the optimality tolerance at
+    /// 1e-11. HiGHS's default 1e-8 left the pooled LP's smallest users
+    /// up to 6.2e-7 of their tasks short in the certificate at 1,000 x 100
+    /// (the capacity repair turns the LP's infeasibility into slack);
+    /// 1e-10 left 3.3e-8 at 3,000 x 300 and 1.2e-7 on the Google cell,
+    /// 1e-11 leaves 6.5e-10 and 1e-8 at the same cost (1e-12 gains
+    /// nothing more), all cheaper than the crossover it replaces.
     fn interior_point_primal(&mut self) -> Result<(), BackendError> {
         if self.auto {
             self.set_string("solver", "ipm")?;
