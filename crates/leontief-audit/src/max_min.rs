@@ -1,6 +1,6 @@
 //! Weighted lexicographic max-min optimality, with the user that can rise.
 
-use crate::polytope::{mu, polytope, protect, resolution};
+use crate::polytope::{mu, polytope, protect, resolution, solve};
 use crate::witness::{placed, placed_dense, Change, Placed};
 use crate::AuditTolerance;
 pub use leontief_core::checks::{MaxMinCheck, Witness};
@@ -56,7 +56,7 @@ pub fn max_min<B: LpBackend>(
             // Gains in share units, as the verdict measures them.
             p.lp.set_cost(p.y[n], mu(instance, n).max(1e-300))?;
         }
-        let s = p.lp.solve()?;
+        let s = solve(&mut p)?;
         out.lps += 1;
         if !s.status.has_solution() {
             out.ok = false;
@@ -141,7 +141,7 @@ pub fn max_min_per_user<B: LpBackend>(
             protect(&mut p, instance, x, j, on)?;
         }
         p.lp.set_cost(p.y[n], 1.0)?;
-        let s = p.lp.solve()?;
+        let s = solve(&mut p)?;
         out.lps += 1;
         p.lp.set_cost(p.y[n], 0.0)?;
         if !s.status.has_solution() {
@@ -204,7 +204,7 @@ pub fn rise<B: LpBackend>(
         }
     }
     p.lp.set_cost(p.y[n], 1.0)?;
-    let s = p.lp.solve()?;
+    let s = solve(&mut p)?;
     if !s.status.has_solution() {
         return Ok(None);
     }
@@ -233,7 +233,7 @@ pub fn rise<B: LpBackend>(
             p.lp.set_cost(p.y[m], mu(instance, m))?;
         }
     }
-    let s = p.lp.solve()?;
+    let s = solve(&mut p)?;
     if !s.status.has_solution() {
         return Ok(None);
     }

@@ -1,6 +1,6 @@
 //! Pareto optimality: no allocation is as good for all and better for one.
 
-use crate::polytope::{mu, polytope, protect, resolution};
+use crate::polytope::{mu, polytope, protect, resolution, solve};
 use crate::witness::{changes, placed};
 use crate::AuditTolerance;
 pub use leontief_core::checks::{Improvement, ParetoCheck};
@@ -20,7 +20,7 @@ pub fn pareto<B: LpBackend>(
         protect(&mut p, instance, x, n, true)?;
         p.lp.set_cost(p.y[n], mu(instance, n))?;
     }
-    let s = p.lp.solve()?;
+    let s = solve(&mut p)?;
     if !s.status.has_solution() {
         return Ok(ParetoCheck {
             ok: false,

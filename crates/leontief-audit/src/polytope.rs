@@ -2,7 +2,9 @@
 //! that search for a better allocation (max-min, Pareto).
 
 use leontief_core::{Instance, ResourceId, ServerId};
-use leontief_model::{BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
+use leontief_model::{
+    BackendError, Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense, Solution,
+};
 
 const INF: f64 = f64::INFINITY;
 
@@ -72,6 +74,21 @@ pub(crate) fn polytope<B: LpBackend>(
         y,
         pairs,
     })
+}
+
+/// Solve the polytope's LP as the checks have set it; when it ends
+/// without a solution, once more by simplex without presolve. HiGHS's
+/// presolve called a feasible LP infeasible where two resources were
+/// saturated to 1e-16 (a 5-user k-DF instance from the property tests,
+/// twenty-third session: the per-user max-min check failed a right
+/// answer); the simplex on the LP as written solves it.
+pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
+    let s = p.lp.solve()?;
+    if s.status.has_solution() {
+        return Ok(s);
+    }
+    p.lp.prefer_warm_simplex()?;
+    p.lp.solve()
 }
 
 pub(crate) fn protect<L: LoadedLp>(

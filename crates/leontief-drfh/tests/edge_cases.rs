@@ -252,3 +252,31 @@ fn interior_point_and_simplex_agree_and_both_certify() {
     assert_close(&results[0], &results[1], 1e-7);
     assert_close(&results[2], &results[1], 1e-7);
 }
+
+/// Two resources saturated to 1e-16 across two placement-restricted
+/// users (found by the k-DF property test): HiGHS's presolve called the
+/// per-user max-min check's LP infeasible, so a right answer failed its
+/// check; the check now solves such an LP again without presolve.
+#[test]
+fn a_saturated_kdf_answer_passes_the_per_user_check() {
+    let i = inst(
+        r#"{"resources": ["r0","r1","r2"],
+        "servers": [{"name":"s0","capacity":[5.478123993251894, 6.025291830035078, 6.186621665432965],"count":2},
+                    {"name":"s1","capacity":[3.502787169059053, 4.712653475930898, 7.224549117518557],"count":2}],
+        "users": [{"name":"u0","demand":[0.1,0.0,0.0],"servers":["s0"]},
+                  {"name":"u1","demand":[0.0,0.757288957287433,1.539944193425495],"weight":1.7319418623839833},
+                  {"name":"u2","demand":[0.1,0.0,0.0]},
+                  {"name":"u3","demand":[0.7867918516408288,0.0,0.9165540240767774],"weight":0.25},
+                  {"name":"u4","demand":[0.0,1.075637421799231,0.0],"servers":["s1"]}]}"#,
+    );
+    let h = Highs::default();
+    let a = kdf(&h, &i, 3, &MaxMinSettings::default()).unwrap();
+    assert_eq!(a.status, Status::Optimal);
+    let sigma = leontief_drfh::kdf_sigma(&i, 3);
+    let tol = leontief_audit::AuditTolerance::default();
+    let per_user =
+        leontief_audit::max_min_per_user(&h, &i, &sigma, &a.user_tasks, true, &tol).unwrap();
+    assert!(per_user.ok, "{per_user:?}");
+    let grouped = leontief_audit::max_min(&h, &i, &sigma, &a.user_tasks, true, &tol).unwrap();
+    assert!(grouped.ok, "{grouped:?}");
+}
