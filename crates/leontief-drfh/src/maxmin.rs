@@ -1547,11 +1547,10 @@ fn rounds<B: LpBackend>(
         }
         last = Some(sol);
         if let Some(p) = &settings.progress {
-            let users = runnable.iter().filter(|&&r| r).count();
             p.report(&crate::progress::RoundProgress {
                 round: out.rounds,
-                frozen: users - active.iter().filter(|&&a| a).count(),
-                users,
+                frozen: runnable_users - active.iter().filter(|&&a| a).count(),
+                users: runnable_users,
                 lps: out.lps,
                 level: t_star / mm.scale,
             });
