@@ -947,6 +947,12 @@ pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
     }
 }
 
+/// Set column `col`'s upper bound, keeping its lower one.
+fn set_upper<L: LoadedLp>(lp: &mut L, col: Col, upper: f64) -> Result<(), BackendError> {
+    let lower = lp.problem().col_lower[col.0];
+    lp.set_col_bounds(col, lower, upper)
+}
+
 /// Runnable users from which growth LPs are capped first
 /// ([`MaxMinSettings::growth_cap`]). On small instances the caps bring
 /// HiGHS's unscaled infeasibilities (`reduced_accuracy`) into LPs that
@@ -1438,8 +1444,7 @@ fn rounds<B: LpBackend>(
             let cap_at = t_star * (1.0 + settings.growth_cap);
             if capped {
                 for &n in &undecided {
-                    let lo = lp.problem().col_lower[ycols[n].0];
-                    lp.set_col_bounds(ycols[n], lo, y_upper[n].min(cap_at))?;
+                    set_upper(&mut lp, ycols[n], y_upper[n].min(cap_at))?;
                 }
             }
             loop {
@@ -1477,8 +1482,7 @@ fn rounds<B: LpBackend>(
                 if capped {
                     let lifted = if free.is_empty() { &stuck } else { &free };
                     for &n in lifted {
-                        let lo = lp.problem().col_lower[ycols[n].0];
-                        lp.set_col_bounds(ycols[n], lo, y_upper[n])?;
+                        set_upper(&mut lp, ycols[n], y_upper[n])?;
                     }
                 }
                 undecided = stuck;
