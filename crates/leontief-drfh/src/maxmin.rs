@@ -126,6 +126,24 @@
 //! blocked ([`RoundCertificate`]); `leontief-audit` checks them by weak
 //! duality in one pass over every pair.
 //!
+//! ## Where the rounds are not exact: sparse placement lists
+//!
+//! With 10 eligible servers out of thousands, users sharing servers form
+//! chains, and a later round's level moves by up to 3.6e7 times a change
+//! in an earlier one (measured: 100 x 1,000, 4 resources, seed 1). HiGHS's
+//! 1e-9 tolerances then decide nothing: some rounds end `Unknown`, the
+//! retries relax frozen bounds ([`RELAX_RETRIES`]), and a user can freeze
+//! 20% below what it could reach; such answers end `reduced_accuracy` and
+//! the independent verification refuses them (2 of 9 at 100 x 1,000, and
+//! 200 x 2,000). Tried without success (benches/REPORT.md, twenty-third
+//! and twenty-fourth sessions): iterative refinement of each LP on HiGHS,
+//! Clarabel in double-double arithmetic (no strictly feasible point once
+//! users freeze at their exact level, so the interior point stalls), each
+//! vertex recomputed from its basis (the bases themselves are off by up
+//! to 3e-8), the level LP solved again when every user rises, and later
+//! rounds restricted to each round's optimal face. Exact rounds need
+//! exact pivots (a rational simplex from HiGHS's basis).
+//!
 //! On a single pool the same operator has a closed form,
 //! [`progressive_filling`]: raise theta until a resource saturates or a user
 //! reaches its cap, freeze the users touching it, repeat.
@@ -1013,10 +1031,18 @@ fn solve_retrying<L: LoadedLp>(
             return Ok(Some(sol));
         }
         if attempt == 0 && second_opinion {
-            // A growth LP HiGHS leaves without a solution: before any
-            // relaxation, Clarabel solves it as loaded (see
-            // [`RELAX_RETRIES`]); its verdicts, like every other, reach the
-            // answer only through the independent verification.
+            // A growth LP HiGHS leaves without a solution: first by simplex
+            // without presolve from where it ended (LPs of 10^4 columns
+            // run interior point and crossover under `Auto`, which is what
+            // ends `Unknown`; the LP stays on simplex from then on).
+            (out.status, out.raw_status) = before.clone();
+            lp.prefer_warm_simplex()?;
+            if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
+                return Ok(Some(sol));
+            }
+            // Then, before any relaxation, Clarabel solves it as loaded
+            // (see [`RELAX_RETRIES`]); its verdicts, like every other,
+            // reach the answer only through the independent verification.
             let second = crate::direct::Direct::new(time_limit)?.solve(lp.problem().clone())?;
             if second.status.has_solution() {
                 let failed = std::mem::take(&mut out.raw_status);
