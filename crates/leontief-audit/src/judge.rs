@@ -15,9 +15,11 @@ use leontief_core::{Allocation, Instance, UserId};
 use leontief_model::{BackendError, LpBackend};
 use serde::Serialize;
 
-/// Up to this many user-server pairs the LP-based properties (max-min,
-/// Pareto) run under [`VerifyMode::Auto`] (measured: 7.3 s at 100,000
-/// pairs, 63 s and 0.8 GB at 900,000). Above, DRFH max-min is decided by comparison
+/// Up to this many eligible user-server pairs
+/// ([`leontief_core::Instance::num_eligible_pairs`], the flat LP's
+/// columns) the LP-based properties (max-min, Pareto) run under
+/// [`VerifyMode::Auto`] (measured: 7.3 s at 100,000 pairs, 63 s and 0.8
+/// GB at 900,000). Above, DRFH max-min is decided by comparison
 /// with a certified DRFH answer when one is given (see [`judge`]).
 pub const LP_CHECKS_UP_TO: usize = 20_000;
 
@@ -195,7 +197,7 @@ pub fn judge<B: LpBackend>(
             has,
         }),
     };
-    let size = instance.num_users() * instance.num_entries();
+    let size = instance.num_eligible_pairs();
     let lp = match mode {
         VerifyMode::Always => true,
         VerifyMode::Never => false,
@@ -350,5 +352,65 @@ pub fn max_min_by_drfh(
             payers: payers.into_iter().map(|(_, c)| c).collect(),
             allocation,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::VerifyMode;
+
+    /// 30 users on 1,000 servers: 30,000 pairs, but each user may run on
+    /// 2 of them (`servers` lists), or on all.
+    fn cluster(lists: bool) -> Instance {
+        let servers: Vec<String> = (0..1000)
+            .map(|i| format!(r#"{{"name": "s{i}", "capacity": [1, 1]}}"#))
+            .collect();
+        let users: Vec<String> = (0..30)
+            .map(|n| {
+                let list = if lists {
+                    format!(r#", "servers": ["s{}", "s{}"]"#, 2 * n, 2 * n + 1)
+                } else {
+                    String::new()
+                };
+                format!(r#"{{"name": "u{n}", "demand": [0.5, 0.25]{list}}}"#)
+            })
+            .collect();
+        Instance::from_json_str(&format!(
+            r#"{{"resources": ["cpu", "mem"], "servers": [{}], "users": [{}]}}"#,
+            servers.join(", "),
+            users.join(", ")
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_lp_checks_are_sized_by_the_pairs_placement_allows() {
+        let highs = leontief_highs::Highs::default();
+        // Each user at 2 tasks on its first server: max-min and Pareto
+        // fail (the second server is idle), found by the flat LP.
+        let listed = cluster(true);
+        let tasks: Vec<Vec<f64>> = (0..30)
+            .map(|n| {
+                (0..1000)
+                    .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let j = judge(&highs, &listed, &tasks, VerifyMode::Auto, None).unwrap();
+        assert_eq!(listed.num_eligible_pairs(), 60);
+        assert!(!j.pareto.as_ref().expect("checked by the flat LP").ok);
+        let m = j.drfh_max_min.as_ref().expect("checked by the flat LP");
+        assert_eq!(m.by, "flat LP");
+        assert!(!m.check.ok);
+        // Without lists the same allocation has 30,000 pairs: not checked.
+        let free = cluster(false);
+        let j = judge(&highs, &free, &tasks, VerifyMode::Auto, None).unwrap();
+        assert!(j.pareto.is_none() && j.drfh_max_min.is_none());
+        let line = j.summary.iter().find(|v| v.property == "Pareto optimality");
+        assert!(
+            line.is_some_and(|v| v.detail.contains("30000 eligible")),
+            "{line:?}"
+        );
     }
 }

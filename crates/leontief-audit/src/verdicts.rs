@@ -41,7 +41,7 @@ fn list(cs: &[Change], most: usize) -> String {
 
 pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
     let skipped = || {
-        format!("not checked: {size} user-server pairs (the flat LP runs up to {LP_CHECKS_UP_TO}; --verify always runs it at any size)")
+        format!("not checked: {size} eligible user-server pairs (the flat LP runs up to {LP_CHECKS_UP_TO}; --verify always runs it at any size)")
     };
     let f = &j.feasibility;
     let mut out = vec![Verdict {

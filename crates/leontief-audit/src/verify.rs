@@ -108,6 +108,8 @@ pub enum VerifyError {
     Backend(#[from] BackendError),
 }
 
+/// Eligible user-server pairs ([`Instance::num_eligible_pairs`]) up to
+/// which `Auto` runs the flat LP checks.
 const AUTO_LIMIT: usize = 2_000_000;
 
 /// Up to this many user-server pairs the flat LP checks run beside a
@@ -171,7 +173,7 @@ pub fn verify<B: LpBackend>(
     } else {
         crate::feasibility(instance, &a.user_tasks, &a.tasks, placement, &tol)
     };
-    let size = instance.num_users() * instance.num_entries();
+    let size = instance.num_eligible_pairs();
     let run = match mode {
         VerifyMode::Never => false,
         VerifyMode::Always => true,
@@ -255,7 +257,7 @@ pub fn verify<B: LpBackend>(
         } else {
             ok = false;
             out.property = Some(format!(
-                "not checked: {size} user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always) and no valid certificate; only feasibility was checked"
+                "not checked: {size} eligible user-server pairs (auto checks up to {AUTO_LIMIT}; use --verify always) and no valid certificate; only feasibility was checked"
             ));
             out.checked = Some("feasibility only".into());
         }

@@ -687,6 +687,16 @@ impl Instance {
     pub fn has_placement(&self) -> bool {
         self.users.iter().any(|u| u.servers.is_some())
     }
+    /// User-server pairs the placement lists allow (every entry for a user
+    /// without a list): the columns of a flat LP over the instance, hence
+    /// what sizes the checks that build one. N x K without lists.
+    pub fn num_eligible_pairs(&self) -> usize {
+        let k = self.num_entries();
+        self.users
+            .iter()
+            .map(|u| u.servers.as_ref().map_or(k, Vec::len))
+            .sum()
+    }
     /// True when pooling every entry into one server of capacity C loses
     /// nothing: no placement lists and every entry's capacities
     /// proportional to C (c_i = t_i C, to 1e-12 relative; one entry
@@ -816,6 +826,19 @@ mod tests {
             r#"{{"resources": ["cpu", "mem"], "servers": [{servers}], "users": [{users}]}}"#
         ))
         .unwrap()
+    }
+
+    #[test]
+    fn eligible_pairs_count_placement_lists() {
+        let servers = r#"{"name": "s", "capacity": [4, 2]}, {"name": "t", "capacity": [2, 1]}, {"name": "v", "capacity": [1, 1]}"#;
+        let free = r#"{"name": "a", "demand": [1, 1]}"#;
+        let listed = r#"{"name": "b", "demand": [1, 1], "servers": ["t"]}"#;
+        assert_eq!(inst(servers, free).num_eligible_pairs(), 3);
+        assert_eq!(
+            inst(servers, &format!("{free}, {listed}")).num_eligible_pairs(),
+            4
+        );
+        assert_eq!(inst(servers, listed).num_eligible_pairs(), 1);
     }
 
     #[test]

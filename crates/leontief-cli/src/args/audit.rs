@@ -38,7 +38,7 @@ pub struct AuditArgs {
     #[arg(long, default_value = "auto")]
     pub against: String,
     /// The LP-based properties (Pareto, DRFH max-min): auto runs them up to
-    /// 2,000,000 user-server pairs.
+    /// 20,000 user-server pairs the placement lists allow.
     #[arg(long, value_enum, default_value_t = VerifyArg::Auto)]
     pub verify: VerifyArg,
     /// Time limit of each mechanism's solve, seconds.
