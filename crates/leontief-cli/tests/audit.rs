@@ -119,6 +119,20 @@ fn bad_input_exits_2_naming_the_entry() {
     ]);
     assert_eq!(code, Some(2));
     assert!(err.contains("nosuch"), "{err}");
+    // `none` compares with nothing (the REPORT's audit rows use it).
+    let (code, out, err) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        csv.to_str().unwrap(),
+        "--against",
+        "none",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    assert!(
+        r["against"].as_array().is_none_or(|a| a.is_empty()),
+        "{out}"
+    );
 }
 
 /// A directory removed when the test ends.

@@ -34,7 +34,7 @@ pub struct AuditArgs {
     pub inflate_only: bool,
     /// Mechanisms to compare with, comma-separated spec strings
     /// (`drfh,kdf:2,psdsf,bbf-eg`, `pnorm:p=inf,beta=2`); auto: drfh,
-    /// and nfc up to 1,000,000 user-server pairs.
+    /// and nfc up to 1,000,000 user-server pairs; none: no comparison.
     #[arg(long, default_value = "auto")]
     pub against: String,
     /// The LP-based properties (Pareto, DRFH max-min): auto runs them up to

@@ -492,7 +492,8 @@ def audit(
     incentive, envy-freeness, Pareto optimality, DRFH max-min, BBF condition
     (2), PS-DSF Definition 4, each with a witness where it fails, and the
     distance to each mechanism of ``against`` (spec strings; "auto": drfh,
-    and nfc up to 10^6 user-server pairs, a note saying so above). ``exact``
+    and nfc up to 10^6 user-server pairs, a note saying so above; "none":
+    no comparison). ``exact``
     ("" for the shares the allocation names, or "drfh", "kdf:k=2", "tsf")
     re-checks the allocation's max-min certificate in exact arithmetic
     (``report["exact"]``); the allocation must then be a solve's JSON or a

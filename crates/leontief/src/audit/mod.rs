@@ -136,7 +136,8 @@ pub fn audit(
     })
 }
 
-/// A list of mechanisms, comma-separated: spec strings (`kdf:k=2`,
+/// A list of mechanisms, comma-separated (`none` or empty: no
+/// mechanism): spec strings (`kdf:k=2`,
 /// `pnorm:p=inf,beta=2`: a `key=value` without a name continues the
 /// mechanism before it), and `kdf:2`, `vds:3`, `pnorm:4` for the one main
 /// parameter.
@@ -148,8 +149,12 @@ pub fn audit(
 /// assert_eq!(s[1], "kdf:k=2");
 /// assert_eq!(s[2], "pnorm:beta=2,lambda=-0.5,p=inf");
 /// assert_eq!(s[3], "bbf-eg:method=auto");
+/// assert!(leontief::audit::parse_against("none").unwrap().is_empty());
 /// ```
 pub fn parse_against(list: &str) -> Result<Vec<Mechanism>, ParamError> {
+    if list.trim() == "none" {
+        return Ok(Vec::new());
+    }
     let mut specs: Vec<String> = Vec::new();
     for token in list.split(',').map(str::trim).filter(|t| !t.is_empty()) {
         match (token.contains(':'), token.contains('='), specs.last_mut()) {
