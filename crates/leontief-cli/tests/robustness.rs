@@ -425,6 +425,64 @@ fn best_response_sweeps_stop_at_the_time_limit() {
     }
 }
 
+/// The max-min rounds honour --time-limit as a whole, not only per LP:
+/// with sparse placement lists they run hundreds of LPs (1,000 x 10,000
+/// with 10 eligible servers each ran 50 minutes with any limit).
+#[test]
+fn max_min_rounds_stop_at_the_time_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let inst = tmp.path().join("placement.json");
+    let (code, out, err) = leontief(&[
+        "generate",
+        "placement",
+        "--users",
+        "30",
+        "--servers",
+        "300",
+        "--resources",
+        "2",
+        "--seed",
+        "1",
+        "--eligible",
+        "5",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::write(&inst, out).unwrap();
+    let path = inst.to_str().unwrap();
+    for mechanism in ["drfh", "tsf"] {
+        let (code, out, err) = leontief(&[
+            "solve",
+            path,
+            "--mechanism",
+            mechanism,
+            "--time-limit",
+            "1e-9",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            v["status"], "time_limit",
+            "{mechanism}: {}",
+            v["backend_status"]
+        );
+        let why = v["backend_status"].as_str().unwrap();
+        assert!(
+            why.starts_with("max-min: the time limit of ")
+                && why.contains(" s ran out in round 0 "),
+            "{why}"
+        );
+    }
+    // Without the limit the same instance solves.
+    let (code, out, err) = leontief(&["solve", path, "--mechanism", "drfh"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(v["frozen_round"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r.as_u64() > Some(1)));
+}
+
 /// Found by the mutation test: PS-DSF with a capped user and a
 /// Definition-2 bottleneck was certified by Definition 4 but failed the
 /// bottleneck check (the max-min equivalence holds for unbounded demands

@@ -1336,7 +1336,25 @@ fn rounds<B: LpBackend>(
     };
     // Columns are in level units (see `build`): y'_n is user n's level.
     let level_of = |x: &[f64], n: usize| x[ycols[n].0];
+    // The run's time limit bounds the whole sequence of rounds, not only
+    // each LP (hundreds of LPs with sparse placement lists).
+    let out_of_time = |out: &mut MaxMinOutcome, active: &[bool]| {
+        let limit = backend.time_limit()?;
+        (t_build.elapsed().as_secs_f64() > limit).then(|| {
+            let left = active.iter().filter(|&&a| a).count();
+            out.status = Status::TimeLimit;
+            out.raw_status = format!(
+                "max-min: the time limit of {limit} s ran out in round {} ({} of {runnable_users} users frozen, {} LPs)",
+                out.rounds,
+                runnable_users - left,
+                out.lps
+            );
+        })
+    };
     while active.iter().any(|&a| a) {
+        if out_of_time(&mut out, &active).is_some() {
+            return Ok(out);
+        }
         out.rounds += 1;
         // A later round can find the bounds of the users frozen before
         // infeasible by the LP's own tolerance (each round's levels are
@@ -1474,6 +1492,9 @@ fn rounds<B: LpBackend>(
                 }
             }
             loop {
+                if out_of_time(&mut out, &active).is_some() {
+                    return Ok(out);
+                }
                 out.growth_lps += 1;
                 // As for the level LP, theta relaxed with the frozen users.
                 let frozen = Frozen {

@@ -13,8 +13,9 @@ pub struct Options {
     /// When to run the verification.
     pub verify: VerifyMode,
     /// Seconds: per LP (HiGHS) and per cone program (Clarabel), and for
-    /// the whole best-response run of psdsf and vds; a run that hits it
-    /// ends with status `time_limit`.
+    /// the whole best-response run of psdsf and vds and the whole
+    /// sequence of max-min rounds; a run that hits it ends with status
+    /// `time_limit`.
     pub time_limit: Option<f64>,
     /// The HiGHS algorithm.
     pub algorithm: Algorithm,

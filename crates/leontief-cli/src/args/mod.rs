@@ -70,8 +70,9 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value = "auto")]
         verify: VerifyArg,
         /// Time limit, seconds: per LP (HiGHS) and per cone program
-        /// (Clarabel), and for the whole best-response run of psdsf and vds;
-        /// a run that hits it ends with status time_limit.
+        /// (Clarabel), and for the whole best-response run of psdsf and vds
+        /// and the whole sequence of max-min rounds (drfh, kdf, tsf); a run
+        /// that hits it ends with status time_limit.
         #[arg(long)]
         time_limit: Option<f64>,
         /// HiGHS algorithm: auto (interior point from 10,000 columns,

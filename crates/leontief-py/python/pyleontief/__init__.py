@@ -311,7 +311,8 @@ def solve(
     ``beta=0.5, lambda_=3``, ``p=np.inf``, ``select="max-tasks"``,
     ``jacobi=0.5``, ``normaliser="mem"``, ``on_full="skip"``...), or a spec
     string (``"kdf:k=2"``). ``verify`` is auto, always or never;
-    ``time_limit`` is in seconds per LP / cone program; ``layout`` chooses the
+    ``time_limit`` is in seconds per LP / cone program, and bounds the
+    whole max-min round sequence and best-response run; ``layout`` chooses the
     JSON's task layout (auto: sparse from 10^6 pairs); ``dense`` asks for the
     N x K ``tasks`` array (default: below 10^6 user-server pairs; ``coo``
     is always there).
