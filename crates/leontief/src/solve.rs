@@ -173,7 +173,7 @@ fn solve_unchecked(
 /// tasks against NFC's) and leftover capacity, merged into `gap`. Two
 /// reference solves (a DRFH max-min and an NFC LP), so only when the
 /// verification runs (not `--verify never`) and the instance has at most
-/// 20,000 eligible user-server pairs (`--verify always`: at any size). An exact
+/// 20,000 user-server pairs (`--verify always`: at any size). An exact
 /// DRFH answer is its own fairness reference, so it gets its references
 /// at any size for one NFC solve (column generation: 1.3-1.8 s at 10^7
 /// pairs, where DRFH takes 13-17 s).
@@ -184,7 +184,10 @@ fn add_references(
     verify_mode: VerifyMode,
     nfc: Option<Option<f64>>,
 ) -> Result<(), Error> {
-    let size = instance.num_eligible_pairs();
+    // N x K, not the eligible pairs: a reference DRFH solve with sparse
+    // placement lists costs far more than its pairs say (hundreds of
+    // rounds), so they get references only up to this size as before.
+    let size = instance.num_users() * instance.num_entries();
     let own_drfh = a.mechanism == "drfh" && a.status == leontief_core::Status::Optimal && !a.pooled;
     if !a.status.has_solution()
         || verify_mode == VerifyMode::Never
