@@ -995,8 +995,10 @@ const BLOCK_OPINION_USERS: usize = 500;
 /// 5.0e-6. (That was with the bounds 1e-10 below the levels; at the
 /// levels themselves, `MaxMinSettings::freeze_relaxation`, no round there
 /// needs a retry.) A growth LP that ends without a solution (HiGHS:
-/// `Unknown`) is first solved as it stands by Clarabel (interior point,
-/// 1e-12), whose answer decides its verdicts when it has one (optimal or
+/// `Unknown`) is first solved again by simplex without presolve, then as
+/// it stands by Clarabel (interior point, 1e-12; the block interior point
+/// method from [`BLOCK_OPINION_USERS`] users), whose answer decides its
+/// verdicts when it has one (optimal or
 /// reduced accuracy, which the run's status then carries), and otherwise
 /// retried the same way. Measured on placement 100 x 1,000 with 10
 /// eligible servers each: the answer verifies on 7 of 8 runs (2-4
