@@ -1042,9 +1042,10 @@ fn solve_retrying<L: LoadedLp>(
         }
         if attempt == 0 && second_opinion {
             // A growth LP HiGHS leaves without a solution: first by simplex
-            // without presolve from where it ended (LPs of 10^4 columns
-            // run interior point and crossover under `Auto`, which is what
-            // ends `Unknown`; the LP stays on simplex from then on).
+            // without presolve from where it ended (under `Auto`, LPs of
+            // 10^4 columns run interior point and crossover, and presolve
+            // ends some saturated LPs `Unknown`, as in the audit's
+            // polytope; the LP stays on simplex from then on).
             (out.status, out.raw_status) = before.clone();
             lp.prefer_warm_simplex()?;
             if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
@@ -1377,7 +1378,7 @@ fn rounds<B: LpBackend>(
         .and_then(|d| t_build.checked_add(d));
     let out_of_time = |out: &mut MaxMinOutcome, active: &[bool]| {
         let limit = backend.time_limit()?;
-        (t_build.elapsed().as_secs_f64() > limit).then(|| {
+        deadline.is_some_and(|d| Instant::now() > d).then(|| {
             let left = active.iter().filter(|&&a| a).count();
             out.status = Status::TimeLimit;
             out.raw_status = format!(
