@@ -30,7 +30,7 @@
 //! rounds, and the prices; it never sees the solver.
 
 pub use leontief_core::checks::CertificateCheck;
-use leontief_core::{Instance, RoundPrices, ServerId};
+use leontief_core::{Instance, RoundPrices, ServerId, UserId};
 
 /// Room in the weak-duality bound below this fraction of all capacity,
 /// valued at the prices of the entry where the user is cheapest, is read
@@ -77,24 +77,8 @@ pub fn max_min_certificate(
         return out;
     }
     let users = instance.users();
-    let runs_on = |n: usize, i: ServerId| -> bool {
-        let u = &users[n];
-        let eligible = !placement
-            || u.servers
-                .as_ref()
-                .is_none_or(|l| l.binary_search(&i).is_ok());
-        eligible
-            && u.demand
-                .iter()
-                .zip(instance.class_capacities(i))
-                .all(|(&d, &c)| d == 0.0 || c > 0.0)
-    };
-    let entries_of = |n: usize| -> Vec<ServerId> {
-        match (&users[n].servers, placement) {
-            (Some(l), true) => l.iter().copied().filter(|&i| runs_on(n, i)).collect(),
-            _ => instance.server_ids().filter(|&i| runs_on(n, i)).collect(),
-        }
-    };
+    let entries_of =
+        |n: usize| -> Vec<ServerId> { instance.runnable_entries(UserId(n), placement).collect() };
     let level = |n: usize| sigma[n] * user_tasks[n] / users[n].weight;
     // Which users need a price certificate: frozen in a round, not capped.
     let capped = |n: usize| {
@@ -218,7 +202,12 @@ pub fn max_min_certificate(
     for n in 0..nu {
         let proved = match frozen_round[n] {
             0 => {
-                (0..k).all(|i| !runs_on(n, ServerId(i))) || sigma[n] <= 0.0 || !sigma[n].is_finite()
+                instance
+                    .runnable_entries(UserId(n), placement)
+                    .next()
+                    .is_none()
+                    || sigma[n] <= 0.0
+                    || !sigma[n].is_finite()
             }
             _ => certified[n] || capped(n),
         };

@@ -38,24 +38,15 @@ pub(crate) fn polytope<B: LpBackend>(
     let mut pairs = Vec::new();
     for n in instance.user_ids() {
         let d = &instance.user(n).demand;
-        for i in instance.server_ids() {
-            let ok = if placement {
-                instance.can_run_on(n, i)
-            } else {
-                d.iter()
-                    .zip(instance.class_capacities(i))
-                    .all(|(&dr, &c)| dr == 0.0 || c > 0.0)
-            };
-            if ok {
-                let e = (0..m)
-                    .filter(|&r| d[r] > 0.0)
-                    .map(|r| {
-                        let c = capacity(i.0 * m + r);
-                        (cap[i.0 * m + r], if c > 0.0 { d[r] / c } else { d[r] })
-                    })
-                    .chain([(link[n.0], 1.0)]);
-                pairs.push((n.0, i.0, b.add_col(0.0, 0.0, INF, e)));
-            }
+        for i in instance.runnable_entries(n, placement) {
+            let e = (0..m)
+                .filter(|&r| d[r] > 0.0)
+                .map(|r| {
+                    let c = capacity(i.0 * m + r);
+                    (cap[i.0 * m + r], if c > 0.0 { d[r] / c } else { d[r] })
+                })
+                .chain([(link[n.0], 1.0)]);
+            pairs.push((n.0, i.0, b.add_col(0.0, 0.0, INF, e)));
         }
     }
     let y = instance

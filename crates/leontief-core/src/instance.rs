@@ -687,6 +687,34 @@ impl Instance {
     pub fn has_placement(&self) -> bool {
         self.users.iter().any(|u| u.servers.is_some())
     }
+    /// The entries user `n` can run on, in order: those of its placement
+    /// list (all entries without one, or when `placement` is false) whose
+    /// class has every resource the user demands. Reads only the list
+    /// where there is one, not every entry.
+    pub fn runnable_entries(
+        &self,
+        n: UserId,
+        placement: bool,
+    ) -> impl Iterator<Item = ServerId> + '_ {
+        let u = &self.users[n.0];
+        let listed = u.servers.as_deref().filter(|_| placement);
+        let all = listed
+            .is_none()
+            .then(|| self.server_ids())
+            .into_iter()
+            .flatten();
+        listed
+            .into_iter()
+            .flatten()
+            .copied()
+            .chain(all)
+            .filter(move |&i| {
+                u.demand
+                    .iter()
+                    .zip(self.class_capacities(i))
+                    .all(|(&d, &c)| d == 0.0 || c > 0.0)
+            })
+    }
     /// User-server pairs the placement lists allow (every entry for a user
     /// without a list): the columns of a flat LP over the instance, hence
     /// what sizes the checks that build one. N x K without lists.
@@ -839,6 +867,35 @@ mod tests {
             4
         );
         assert_eq!(inst(servers, listed).num_eligible_pairs(), 1);
+        // Runnable: the list (or every entry) where the demand fits.
+        let i = inst(
+            r#"{"name": "s", "capacity": [4, 2]}, {"name": "t", "capacity": [0, 1]}, {"name": "v", "capacity": [1, 1]}"#,
+            r#"{"name": "a", "demand": [1, 1]}, {"name": "b", "demand": [1, 1], "servers": ["t", "v"]}, {"name": "c", "demand": [0, 1], "servers": ["t"]}"#,
+        );
+        let ids = |n: usize, p: bool| -> Vec<usize> {
+            i.runnable_entries(UserId(n), p).map(|s| s.0).collect()
+        };
+        assert_eq!(ids(0, true), vec![0, 2]);
+        assert_eq!(ids(1, true), vec![2]);
+        assert_eq!(ids(1, false), vec![0, 2]);
+        assert_eq!(ids(2, true), vec![1]);
+        for n in 0..3 {
+            for p in [true, false] {
+                let scan: Vec<usize> = i
+                    .server_ids()
+                    .filter(|&s| {
+                        (!p || i.eligible(UserId(n), s))
+                            && i.users()[n]
+                                .demand
+                                .iter()
+                                .zip(i.class_capacities(s))
+                                .all(|(&d, &c)| d == 0.0 || c > 0.0)
+                    })
+                    .map(|s| s.0)
+                    .collect();
+                assert_eq!(ids(n, p), scan);
+            }
+        }
     }
 
     #[test]
