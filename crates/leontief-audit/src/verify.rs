@@ -10,7 +10,7 @@ use leontief_core::verification::{
     Spread, Verdict,
 };
 use leontief_core::Verification;
-use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId};
+use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId, Status};
 use leontief_model::{BackendError, LpBackend};
 use serde::{Deserialize, Serialize};
 
@@ -162,7 +162,12 @@ pub fn verify<B: LpBackend>(
         _ => {}
     }
     let tol = AuditTolerance::default();
-    if !a.status.has_solution() {
+    // The max-min rounds stopped by a limit leave the last round's point
+    // (docs/instance-format.md, `time_limit`): feasible, not max-min, so
+    // only its feasibility is checked.
+    let partial = matches!(a.status, Status::TimeLimit | Status::IterationLimit)
+        && a.user_tasks.iter().any(|&x| x > 0.0);
+    if !a.status.has_solution() && !partial {
         return Ok(nothing_to_check(a));
     }
     let placement = !a.pooled;
@@ -173,6 +178,17 @@ pub fn verify<B: LpBackend>(
     } else {
         crate::feasibility(instance, &a.user_tasks, &a.tasks, placement, &tol)
     };
+    if partial {
+        return Ok(Verification {
+            reason: Some(format!(
+                "a partial allocation (status {}): the rounds stopped before every user froze, so the property is not claimed; only feasibility was checked",
+                a.status
+            )),
+            checked: Some("feasibility only".into()),
+            feasibility: Some(feas),
+            ..Verification::default()
+        });
+    }
     let size = instance.num_eligible_pairs();
     let run = match mode {
         VerifyMode::Never => false,

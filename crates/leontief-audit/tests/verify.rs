@@ -48,6 +48,39 @@ fn the_drfh_answer_is_max_min_and_a_lower_user_is_not() {
     assert_eq!(flat.witness.as_ref().unwrap().user, "u1", "{v}");
 }
 
+/// A max-min run stopped by a limit leaves the last round's point: its
+/// feasibility is checked and reported, the property is not claimed; an
+/// allocation with no tasks at all has nothing to check.
+#[test]
+fn a_partial_allocation_gets_its_feasibility_checked_and_no_verdict() {
+    let inst = fig1();
+    let h = Highs::default();
+    for status in [Status::TimeLimit, Status::IterationLimit] {
+        let part = Allocation::new(&inst, "drfh", status, vec![vec![9.0, 0.0], vec![0.0, 9.0]]);
+        let v = verify(&h, &inst, &DRFH, &part, VerifyMode::Always).unwrap();
+        assert!(!v.ok, "{v}");
+        assert!(
+            v.reason.as_deref().unwrap().contains("partial allocation"),
+            "{v}"
+        );
+        assert!(v.feasibility.as_ref().unwrap().ok, "{v}");
+        assert!(v.max_min.is_none() && v.certificate.is_none(), "{v}");
+        let over = Allocation::new(&inst, "drfh", status, vec![vec![11.0, 0.0], vec![0.0, 9.0]]);
+        let v = verify(&h, &inst, &DRFH, &over, VerifyMode::Always).unwrap();
+        assert!(!v.ok && !v.feasibility.as_ref().unwrap().ok, "{v}");
+        let none = Allocation::new(&inst, "drfh", status, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
+        let v = verify(&h, &inst, &DRFH, &none, VerifyMode::Always).unwrap();
+        assert!(v.feasibility.is_none(), "{v}");
+        assert!(
+            v.reason
+                .as_deref()
+                .unwrap()
+                .contains("no solution to check"),
+            "{v}"
+        );
+    }
+}
+
 #[test]
 fn over_capacity_and_fractional_tasks_are_refused() {
     let inst = fig1();

@@ -355,6 +355,11 @@ fn explain(
                         if missing.is_empty() { "all of them together".to_string() } else { missing.join(", ") }
                     )
                 }
+                Freeze::Rising => format!(
+                    "{}: {:.6} tasks (level {:.6}): still rising when the time limit stopped the rounds: \
+                     at least the level of the last round solved, not its own max-min level",
+                    u.name, a.user_tasks[n.0], levels[n.0]
+                ),
                 Freeze::Capped => format!(
                     "{}: {:.6} tasks: reached its task cap in round {}",
                     u.name, a.user_tasks[n.0], round[n.0]

@@ -144,6 +144,16 @@
 //! rounds restricted to each round's optimal face. Exact rounds need
 //! exact pivots (a rational simplex from HiGHS's basis).
 //!
+//! ## Stopped early
+//!
+//! The run's time limit (and [`MaxMinSettings::round_limit`]) ends the
+//! rounds where they are; the allocation is then the last level LP's
+//! point, feasible, with the users frozen so far at their exact levels
+//! and the others at least at the last of them ([`Freeze::Rising`]), the
+//! status `time_limit` (`iteration_limit`). With sparse placement lists at
+//! 1,000 x 10,000 (10 eligible each), where the rounds do not finish,
+//! `--time-limit 90` gives such a point with the lowest 198 levels exact.
+//!
 //! On a single pool the same operator has a closed form,
 //! [`progressive_filling`]: raise theta until a resource saturates or a user
 //! reaches its cap, freeze the users touching it, repeat.
@@ -218,6 +228,13 @@ pub struct MaxMinSettings {
     /// frozen (default none). The paths that end in one LP or a closed
     /// form report nothing.
     pub progress: Option<crate::progress::Progress>,
+    /// Stop the rounds of the general path after this many (default
+    /// none), with status `iteration_limit` and the last round's point as
+    /// the allocation: the users frozen so far at their exact max-min
+    /// levels (the lowest levels of the answer), every other at least at
+    /// the last of them ([`Freeze::Rising`]). The run's time limit ends
+    /// the rounds the same way, with status `time_limit`.
+    pub round_limit: Option<usize>,
 }
 
 impl Default for MaxMinSettings {
@@ -231,6 +248,7 @@ impl Default for MaxMinSettings {
             explain: true,
             growth_cap: 1e-2,
             progress: None,
+            round_limit: None,
         }
     }
 }
@@ -270,6 +288,10 @@ pub enum Freeze {
     Capped,
     /// Raising it would lower a user whose level is no larger.
     Blocked,
+    /// Still rising when the run's time limit stopped the rounds: it holds
+    /// at least the level of the last round solved, not its own
+    /// max-min level (see [`MaxMinOutcome::tasks`]).
+    Rising,
 }
 
 /// The result of the max-min operator.
@@ -1160,7 +1182,7 @@ pub(crate) fn finish(
             let target = match out.freeze[n] {
                 Freeze::Blocked => out.levels[n],
                 Freeze::Capped => y_upper[n],
-                Freeze::CannotRun => have,
+                Freeze::CannotRun | Freeze::Rising => have,
             };
             // Down (which frees capacity) by up to 1e-3, up by up to 1e-6.
             let f = if have > 0.0 && (1.0 - 1e-3..=1.0 + 1e-6).contains(&(target / have)) {
@@ -1390,7 +1412,25 @@ fn rounds<B: LpBackend>(
         })
     };
     while active.iter().any(|&a| a) {
-        if out_of_time(&mut out, &active).is_some() {
+        if let Some(limit) = settings.round_limit.filter(|&r| out.rounds >= r) {
+            let left = active.iter().filter(|&&a| a).count();
+            out.status = Status::IterationLimit;
+            out.raw_status = format!(
+                "max-min: the round limit of {limit} was reached ({} of {runnable_users} users frozen, {} LPs)",
+                runnable_users - left,
+                out.lps
+            );
+        }
+        if out.status == Status::IterationLimit || out_of_time(&mut out, &active).is_some() {
+            stopped(
+                &mut out,
+                &mm,
+                last.as_ref(),
+                &active,
+                lp.problem().num_cols(),
+                instance,
+                sigma,
+            );
             return Ok(out);
         }
         out.rounds += 1;
@@ -1423,6 +1463,15 @@ fn rounds<B: LpBackend>(
             deadline,
         )?
         else {
+            stopped(
+                &mut out,
+                &mm,
+                last.as_ref(),
+                &active,
+                lp.problem().num_cols(),
+                instance,
+                sigma,
+            );
             return Ok(out);
         };
         let t_star = sol.x[theta.0];
@@ -1532,6 +1581,15 @@ fn rounds<B: LpBackend>(
             }
             loop {
                 if out_of_time(&mut out, &active).is_some() {
+                    stopped(
+                        &mut out,
+                        &mm,
+                        Some(&sol),
+                        &active,
+                        lp.problem().num_cols(),
+                        instance,
+                        sigma,
+                    );
                     return Ok(out);
                 }
                 out.growth_lps += 1;
@@ -1557,6 +1615,15 @@ fn rounds<B: LpBackend>(
                     deadline,
                 )?
                 else {
+                    stopped(
+                        &mut out,
+                        &mm,
+                        Some(&sol),
+                        &active,
+                        lp.problem().num_cols(),
+                        instance,
+                        sigma,
+                    );
                     return Ok(out);
                 };
                 let (free, stuck): (Vec<usize>, Vec<usize>) = undecided.iter().partition(|&&n| {
@@ -1660,6 +1727,54 @@ fn rounds<B: LpBackend>(
     };
     finish(&mut out, &mm, &x, instance, sigma);
     Ok(out)
+}
+
+/// The rounds stopped early. When a limit stopped them (status
+/// `time_limit`, from the rounds' deadline or an LP's own limit, or
+/// `iteration_limit`, from [`MaxMinSettings::round_limit`] or an LP's own
+/// limit), the allocation is `point`, the last level LP solved: every frozen user
+/// at its level (feasible within the LP's tolerances, then repaired like
+/// a finished run's), every user still rising ([`Freeze::Rising`]) at
+/// least at that round's level. Nothing is filled for any other stop, or
+/// before a round was solved.
+fn stopped(
+    out: &mut MaxMinOutcome,
+    mm: &MaxMinLp,
+    point: Option<&leontief_model::Solution>,
+    active: &[bool],
+    num_cols: usize,
+    instance: &Instance,
+    sigma: &[f64],
+) {
+    let limit = matches!(out.status, Status::TimeLimit | Status::IterationLimit);
+    let Some(point) = point.filter(|_| limit) else {
+        return;
+    };
+    let frozen = active
+        .iter()
+        .zip(&mm.runnable)
+        .filter(|&(&a, &r)| r && !a)
+        .count();
+    let rising = active.iter().filter(|&&a| a).count();
+    for (n, _) in active.iter().enumerate().filter(|&(_, &a)| a) {
+        out.freeze[n] = Freeze::Rising;
+    }
+    // Columns priced in after `point` was solved hold 0 there.
+    let mut x = point.x.clone();
+    x.resize(num_cols.max(x.len()), 0.0);
+    let level = out
+        .levels
+        .iter()
+        .zip(&out.frozen_round)
+        .filter(|&(_, &r)| r > 0)
+        .map(|(&l, _)| l)
+        .fold(0.0, f64::max);
+    finish(out, mm, &x, instance, sigma);
+    out.raw_status = format!(
+        "{}; the allocation is the last round's point: {frozen} users frozen at their rounds' levels (final), {rising} still rising (at least at the level {:.6} of the last round frozen, not yet their own)",
+        out.raw_status,
+        level / mm.scale
+    );
 }
 
 /// Closed-form progressive filling on one pool of capacity `capacity`.

@@ -312,7 +312,10 @@ def solve(
     ``jacobi=0.5``, ``normaliser="mem"``, ``on_full="skip"``...), or a spec
     string (``"kdf:k=2"``). ``verify`` is auto, always or never;
     ``time_limit`` is in seconds per LP / cone program, and bounds the
-    whole max-min round sequence and best-response run; ``layout`` chooses the
+    whole max-min round sequence and best-response run (max-min rounds
+    stopped after a round give that round's feasible point, status
+    ``time_limit``: the users frozen so far at their exact levels, the
+    rest at least at the last of them); ``layout`` chooses the
     JSON's task layout (auto: sparse from 10^6 pairs); ``dense`` asks for the
     N x K ``tasks`` array (default: below 10^6 user-server pairs; ``coo``
     is always there).
