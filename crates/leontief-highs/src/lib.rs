@@ -16,7 +16,8 @@
 use highs::HighsModelStatus;
 use highs_sys as ffi;
 use leontief_model::{
-    BackendError, Col, LoadedLp, LpBackend, NewCol, Problem, Row, Sense, Solution, Status,
+    BackendError, BasisStatus, Col, LoadedLp, LpBackend, NewCol, Problem, Row, Sense, Solution,
+    Status,
 };
 use std::ffi::{c_void, CString};
 use std::time::Instant;
@@ -642,6 +643,28 @@ impl LoadedLp for HighsLp {
             self.set_double("ipm_optimality_tolerance", 1e-11)?;
         }
         Ok(())
+    }
+
+    fn basis(&self) -> Option<(Vec<BasisStatus>, Vec<BasisStatus>)> {
+        let (nc, nr) = (self.problem.num_cols(), self.problem.num_rows());
+        let mut cols: Vec<ffi::HighsInt> = vec![0; nc];
+        let mut rows: Vec<ffi::HighsInt> = vec![0; nr];
+        // SAFETY: valid instance; the arrays hold num_col and num_row
+        // entries.
+        let ret = unsafe { ffi::Highs_getBasis(self.ptr, cols.as_mut_ptr(), rows.as_mut_ptr()) };
+        if ret == ffi::STATUS_ERROR {
+            return None;
+        }
+        let map = |s: ffi::HighsInt| match s {
+            s if s == ffi::kHighsBasisStatusBasic => Some(BasisStatus::Basic),
+            s if s == ffi::kHighsBasisStatusLower => Some(BasisStatus::Lower),
+            s if s == ffi::kHighsBasisStatusUpper => Some(BasisStatus::Upper),
+            s if s == ffi::kHighsBasisStatusZero => Some(BasisStatus::Zero),
+            _ => None,
+        };
+        let c: Option<Vec<BasisStatus>> = cols.into_iter().map(map).collect();
+        let r: Option<Vec<BasisStatus>> = rows.into_iter().map(map).collect();
+        Some((c?, r?))
     }
 
     fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {

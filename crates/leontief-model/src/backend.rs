@@ -122,6 +122,19 @@ pub trait LpBackend {
     }
 }
 
+/// Where a variable of a simplex basis stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BasisStatus {
+    /// In the basis.
+    Basic,
+    /// Nonbasic at its lower bound.
+    Lower,
+    /// Nonbasic at its upper bound.
+    Upper,
+    /// Nonbasic free, at zero.
+    Zero,
+}
+
 /// A problem living inside a backend: change numbers, not structure, and
 /// re-solve (warm-started where the backend can).
 ///
@@ -173,6 +186,12 @@ pub trait LoadedLp {
     /// event; presolve cost a fifth of each solve). Default: nothing.
     fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
         Ok(())
+    }
+    /// The basis of the last solve, where the backend solves to a vertex
+    /// and has one: each column's, then each row's status (a row's
+    /// variable is its activity). Default: none.
+    fn basis(&self) -> Option<(Vec<BasisStatus>, Vec<BasisStatus>)> {
+        None
     }
     /// Append columns (the next re-solve starts from the current basis
     /// where the backend can). Default: [`BackendError::Unsupported`];

@@ -40,11 +40,12 @@
 mod backend;
 pub mod linalg;
 pub mod market;
+pub mod polish;
 mod problem;
 mod residual;
 mod status;
 
-pub use backend::{BackendError, LoadedLp, LpBackend, Solution};
+pub use backend::{BackendError, BasisStatus, LoadedLp, LpBackend, Solution};
 pub use problem::{Col, ConeBlock, ConeKind, NewCol, Problem, ProblemBuilder, Row, Sense};
 pub use residual::{residuals, Residuals};
 pub use status::Status;
