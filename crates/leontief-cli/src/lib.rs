@@ -59,6 +59,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             verify,
             time_limit,
             algorithm,
+            exact_pivots,
             pretty,
             layout,
         } => solve::cmd(&solve::SolveCmd {
@@ -69,6 +70,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
                 verify: verify.into(),
                 time_limit,
                 algorithm: algorithm.into(),
+                exact_pivots: exact_pivots.into(),
             },
             pretty,
             layout: layout.into(),

@@ -142,7 +142,16 @@
 //! vertex recomputed from its basis (the bases themselves are off by up
 //! to 3e-8), the level LP solved again when every user rises, and later
 //! rounds restricted to each round's optimal face. Exact rounds need
-//! exact pivots (a rational simplex from HiGHS's basis).
+//! exact pivots: [`MaxMinSettings::exact_pivots`] continues the primal
+//! simplex from HiGHS's basis in double-double arithmetic
+//! ([`leontief_model::polish`]; up to 42 pivots per LP on the grid), also
+//! from the LPs HiGHS ends `Unknown` (31 of 118 on 3 resources seed 1),
+//! so no bound is relaxed. By default it runs where the instance has
+//! placement lists and the LP at most [`EXACT_PIVOTS_ROWS`] rows: the
+//! grid (100 x 1,000, 2-4 resources, seeds 1-3) and 200 x 2,000 all end
+//! `optimal` and verified (the verification's LPs made exact the same
+//! way), at about twice the time of HiGHS alone (benches/REPORT.md,
+//! twenty-fifth session).
 //!
 //! ## Stopped early
 //!
@@ -235,6 +244,16 @@ pub struct MaxMinSettings {
     /// the last of them ([`Freeze::Rising`]). The run's time limit ends
     /// the rounds the same way, with status `time_limit`.
     pub round_limit: Option<usize>,
+    /// Make every round's LP exact to double-double precision (about 32
+    /// digits) by the primal simplex continued from HiGHS's final basis
+    /// ([`leontief_model::polish`]), also where HiGHS ends `Unknown`, so
+    /// that no frozen bound is ever relaxed, on the flat LP's rounds:
+    /// `Some(true)` always, `Some(false)` never, `None` (the default)
+    /// where the instance has placement lists and the LP at most
+    /// [`EXACT_PIVOTS_ROWS`] rows: the ill-conditioned rounds of the
+    /// module docs, about 2x slower there (benches/REPORT.md,
+    /// twenty-fifth session).
+    pub exact_pivots: Option<bool>,
 }
 
 impl Default for MaxMinSettings {
@@ -249,6 +268,7 @@ impl Default for MaxMinSettings {
             growth_cap: 1e-2,
             progress: None,
             round_limit: None,
+            exact_pivots: None,
         }
     }
 }
@@ -1055,11 +1075,18 @@ fn solve_retrying<L: LoadedLp>(
     second_opinion: bool,
     time_limit: Option<f64>,
     deadline: Option<Instant>,
+    exact_pivots: bool,
 ) -> Result<Option<leontief_model::Solution>, BackendError> {
     let mut attempt = 0;
     loop {
         let before = (out.status, out.raw_status.clone());
-        if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
+        let got = solve_priced(lp, mm, generate, instance, placement, out, None)?;
+        if exact_pivots && !generate {
+            if let Some(sol) = polished(lp, out, &before) {
+                return Ok(Some(sol));
+            }
+        }
+        if let Some(sol) = got {
             return Ok(Some(sol));
         }
         if attempt == 0 && second_opinion {
@@ -1135,6 +1162,46 @@ fn solve_retrying<L: LoadedLp>(
         }
         attempt += 1;
     }
+}
+
+/// Up to this many LP rows the rounds of an instance with placement lists
+/// are made exact ([`MaxMinSettings::exact_pivots`]): each basis's kernel
+/// is held as a dense square while it is factorised (at 10,000 rows,
+/// up to 400 MB).
+pub const EXACT_PIVOTS_ROWS: usize = 10_000;
+
+/// [`MaxMinSettings::exact_pivots`]: the LP just solved, made exact to
+/// double-double precision from HiGHS's final basis (also when HiGHS
+/// ended without a solution or with unscaled infeasibilities: the status
+/// recorded for that solve is undone). `None` when the backend has no
+/// basis or the pivots fail.
+fn polished<L: LoadedLp>(
+    lp: &L,
+    out: &mut MaxMinOutcome,
+    before: &(Status, String),
+) -> Option<leontief_model::Solution> {
+    /// Pivots allowed from HiGHS's basis (measured: up to 42 per LP on the
+    /// placement grid).
+    const MAX_PIVOTS: usize = 5_000;
+    let (cols, rows) = lp.basis()?;
+    let t = Instant::now();
+    let exact = leontief_model::polish::polish(lp.problem(), &cols, &rows, MAX_PIVOTS).ok()?;
+    // Exact, whatever HiGHS's own status for it said.
+    (out.status, out.raw_status) = before.clone();
+    if out.raw_status.is_empty() {
+        out.raw_status = "Optimal (every LP made exact from HiGHS's basis)".into();
+    }
+    out.solve_seconds += t.elapsed().as_secs_f64();
+    Some(leontief_model::Solution {
+        status: Status::Optimal,
+        raw_status: format!("Optimal (exact pivots: {})", exact.pivots),
+        objective: exact.objective,
+        x: exact.x,
+        row_dual: exact.row_dual,
+        col_dual: Vec::new(),
+        seconds: t.elapsed().as_secs_f64(),
+        iterations: exact.pivots as u64,
+    })
 }
 
 /// Lower every frozen user's level bound to `(1 - f)` of its level.
@@ -1378,6 +1445,12 @@ fn rounds<B: LpBackend>(
     );
     let mut active: Vec<bool> = runnable.clone();
     let mut last = None;
+    let exact_pivots = settings.exact_pivots.unwrap_or(
+        placement
+            && instance.has_placement()
+            && backend.vertex_duals()
+            && lp.problem().num_rows() <= EXACT_PIVOTS_ROWS,
+    );
     let runnable_users = runnable.iter().filter(|&&r| r).count();
     let weight = |n: usize| instance.users()[n].weight;
     // The exact ties of `freeze_relaxation` are for vertex solutions; an
@@ -1461,6 +1534,7 @@ fn rounds<B: LpBackend>(
             false,
             backend.time_limit(),
             deadline,
+            exact_pivots,
         )?
         else {
             stopped(
@@ -1613,6 +1687,7 @@ fn rounds<B: LpBackend>(
                     backend.vertex_duals() && !generate,
                     backend.time_limit(),
                     deadline,
+                    exact_pivots,
                 )?
                 else {
                     stopped(

@@ -106,6 +106,6 @@ pub fn solve_reporting(
         mechanism,
         &planned,
         options.verify,
-        progress,
+        &options.max_min_settings(progress),
     )
 }

@@ -19,9 +19,26 @@ pub struct Options {
     pub time_limit: Option<f64>,
     /// The HiGHS algorithm.
     pub algorithm: Algorithm,
+    /// Make every LP of the max-min rounds exact to double-double
+    /// precision from HiGHS's basis: always (`Some(true)`), never
+    /// (`Some(false)`), or where the instance has placement lists (`None`,
+    /// the default; [`leontief_drfh::maxmin::MaxMinSettings::exact_pivots`]).
+    pub exact_pivots: Option<bool>,
 }
 
 impl Options {
+    /// The max-min operator's settings these options describe.
+    pub(crate) fn max_min_settings(
+        &self,
+        progress: Option<&leontief_drfh::progress::Progress>,
+    ) -> leontief_drfh::maxmin::MaxMinSettings {
+        leontief_drfh::maxmin::MaxMinSettings {
+            progress: progress.cloned(),
+            exact_pivots: self.exact_pivots,
+            ..Default::default()
+        }
+    }
+
     /// The HiGHS back end these options describe.
     pub(crate) fn backend(&self) -> Result<Highs, Error> {
         let mut s = HighsSettings {

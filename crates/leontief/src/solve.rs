@@ -8,7 +8,7 @@ use crate::plan::Mech;
 use crate::references::References;
 use crate::{bbf, conic, server_based, verify};
 use leontief_core::Instance;
-use leontief_drfh::{maxmin::MaxMinSettings, progress::Progress, DrfhError, Mechanism};
+use leontief_drfh::{maxmin::MaxMinSettings, DrfhError, Mechanism};
 use leontief_highs::Highs;
 
 pub(crate) fn solve_one(
@@ -16,7 +16,7 @@ pub(crate) fn solve_one(
     instance: &Instance,
     mechanism: &Mech,
     verify_mode: VerifyMode,
-    progress: Option<&Progress>,
+    settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
     let (scaled, scaling) = instance.normalised();
     // Exact DRFH's only reference solve, NFC's total, does not depend on
@@ -26,12 +26,12 @@ pub(crate) fn solve_one(
     let (a, nfc) =
         if matches!(mechanism, Mech::Exact(Mechanism::Drfh)) && verify_mode != VerifyMode::Never {
             let (a, nfc) = rayon::join(
-                || solve_unchecked(highs, &scaled, mechanism, progress),
+                || solve_unchecked(highs, &scaled, mechanism, settings),
                 || References::nfc_total(highs, &scaled),
             );
             (a?, Some(nfc?))
         } else {
-            (solve_unchecked(highs, &scaled, mechanism, progress)?, None)
+            (solve_unchecked(highs, &scaled, mechanism, settings)?, None)
         };
     let mut a = finish_with(highs, &scaled, mechanism, a, verify_mode, nfc)?;
     restore_units(instance, &scaling, &mut a);
@@ -110,14 +110,10 @@ fn solve_unchecked(
     highs: &Highs,
     instance: &Instance,
     mechanism: &Mech,
-    progress: Option<&Progress>,
+    settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
-    let settings = MaxMinSettings {
-        progress: progress.cloned(),
-        ..MaxMinSettings::default()
-    };
     let exact = |m: &Mechanism| {
-        leontief_drfh::solve(highs, instance, m, &settings).map_err(|e| match e {
+        leontief_drfh::solve(highs, instance, m, settings).map_err(|e| match e {
             DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
             DrfhError::Backend(b) => could_not_run(format!("the solver could not run: {b}")),
         })
@@ -248,9 +244,9 @@ pub(crate) fn solve_named(
     asked: &crate::Mechanism,
     mechanism: &Mech,
     verify_mode: VerifyMode,
-    progress: Option<&Progress>,
+    settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
-    let mut a = solve_one(highs, instance, mechanism, verify_mode, progress)?;
+    let mut a = solve_one(highs, instance, mechanism, verify_mode, settings)?;
     if matches!(asked, crate::Mechanism::Vds { .. }) && matches!(mechanism, Mech::Conic { .. }) {
         a.mechanism = "vds".into();
         a.notes.push("alphaPF-VDS at alpha = 1: gamma drops out of every server's utility, and the Nash equilibrium among servers is the optimum of max sum_n w_n log x_n over all servers jointly (one exponential-cone program, x_n unique); equilibrium and optimum coincide".into());

@@ -159,7 +159,13 @@ pub fn sweep(
         };
         let solution = match warm {
             Some(a) => finish(&highs, &instance, &m, a, options.verify),
-            None => solve_one(&highs, &instance, &m, options.verify, None),
+            None => solve_one(
+                &highs,
+                &instance,
+                &m,
+                options.verify,
+                &options.max_min_settings(None),
+            ),
         }
         .map(|mut a| {
             restore_units(original, &scaling, &mut a);

@@ -80,6 +80,13 @@ pub(crate) enum Command {
         /// (interior point with crossover).
         #[arg(long, value_enum, default_value = "auto")]
         algorithm: AlgorithmArg,
+        /// drfh, kdf, tsf: make every LP of the max-min rounds exact to
+        /// double-double precision (about 32 digits) by the simplex
+        /// continued from HiGHS's basis: on, off, or auto (where the
+        /// instance has placement lists, whose rounds HiGHS's own
+        /// tolerances cannot decide; about 2x slower there).
+        #[arg(long, value_enum, default_value = "auto")]
+        exact_pivots: SwitchArg,
         /// Pretty-print the JSON.
         #[arg(long)]
         pretty: bool,

@@ -156,6 +156,27 @@ impl From<LayoutArg> for leontief::Layout {
     }
 }
 
+/// `--exact-pivots` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SwitchArg {
+    /// Where the instance has placement lists.
+    Auto,
+    /// Always.
+    On,
+    /// Never.
+    Off,
+}
+
+impl From<SwitchArg> for Option<bool> {
+    fn from(s: SwitchArg) -> Self {
+        match s {
+            SwitchArg::Auto => None,
+            SwitchArg::On => Some(true),
+            SwitchArg::Off => Some(false),
+        }
+    }
+}
+
 impl MechParams {
     /// The library's parameters (the text-valued flags parsed here).
     pub fn to_params(&self) -> Result<leontief::Params, Failure> {
