@@ -67,19 +67,49 @@ pub(crate) fn polytope<B: LpBackend>(
     })
 }
 
-/// Solve the polytope's LP as the checks have set it; when it ends
-/// without a solution, once more by simplex without presolve. HiGHS's
-/// presolve called a feasible LP infeasible where two resources were
-/// saturated to 1e-16 (a 5-user k-DF instance from the property tests,
-/// twenty-third session: the per-user max-min check failed a right
-/// answer); the simplex on the LP as written solves it.
+/// Pivots allowed when a check's LP is made exact from the backend's
+/// basis.
+const EXACT_PIVOTS: usize = 5_000;
+
+/// Solve the polytope's LP as the checks have set it, then make it exact
+/// to double-double precision by the simplex continued from the backend's
+/// final basis ([`leontief_model::polish`], also where HiGHS ends without
+/// a solution). The checks' LPs are as ill-conditioned as the rounds they
+/// check: on placement 100 x 1,000 (10 eligible, 3 resources, seed 1)
+/// HiGHS's 1e-9 tolerances let a user "rise" 16% that the exact LP keeps
+/// to 4e-7 (benches/REPORT.md, twenty-fifth session). Without a basis,
+/// or when the pivots fail, the backend's own solution; when that has
+/// none, once more by simplex without presolve (HiGHS's presolve called
+/// a feasible LP infeasible where two resources were saturated to 1e-16:
+/// a 5-user k-DF instance from the property tests, twenty-third session).
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
     let s = p.lp.solve()?;
+    if let Some(exact) = exact(&p.lp) {
+        return Ok(exact);
+    }
     if s.status.has_solution() {
         return Ok(s);
     }
     p.lp.prefer_warm_simplex()?;
-    p.lp.solve()
+    let s = p.lp.solve()?;
+    Ok(exact(&p.lp).unwrap_or(s))
+}
+
+/// The loaded LP's last basis made exact, if it can be.
+fn exact<L: LoadedLp>(lp: &L) -> Option<Solution> {
+    let (cols, rows) = lp.basis()?;
+    let t = std::time::Instant::now();
+    let e = leontief_model::polish::polish(lp.problem(), &cols, &rows, EXACT_PIVOTS).ok()?;
+    Some(Solution {
+        status: leontief_model::Status::Optimal,
+        raw_status: format!("Optimal (exact pivots: {})", e.pivots),
+        objective: e.objective,
+        x: e.x,
+        row_dual: e.row_dual,
+        col_dual: Vec::new(),
+        seconds: t.elapsed().as_secs_f64(),
+        iterations: e.pivots as u64,
+    })
 }
 
 pub(crate) fn protect<L: LoadedLp>(
@@ -90,10 +120,12 @@ pub(crate) fn protect<L: LoadedLp>(
     on: bool,
 ) -> Result<(), BackendError> {
     let cap = instance.users()[n].tasks.unwrap_or(INF);
-    // Protected users may give up 1e-9 / N of their tasks (room for the
-    // rounding of a solver's output); summed over all users that frees at
-    // most about 1e-9 of one user's tasks, far below the rise tolerance.
-    let relax = 1e-9 / instance.num_users() as f64;
+    // Protected users may give up 1e-15 of their tasks (room for the
+    // rounding of the allocation's own numbers; the LP is exact, see
+    // [`solve`]). With 1e-9 / N, where the LP was HiGHS's alone, a slope
+    // of about 1e10 on placement lists let a user rise 16% out of that
+    // room (benches/REPORT.md, twenty-fifth session).
+    let relax = 1e-15;
     let lo = if on {
         (x[n] * (1.0 - relax)).max(0.0).min(cap)
     } else {
