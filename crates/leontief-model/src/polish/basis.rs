@@ -1,0 +1,234 @@
+//! A simplex basis in product form: its kernel factorised when last
+//! rebuilt, the pivots since as eta columns, every solve refined in
+//! double-double.
+
+use super::dd::Dd;
+use super::lu::SparseLu;
+use crate::problem::Problem;
+
+/// The basis: the matrix restricted to the rows whose activity is
+/// nonbasic and the basic columns (the kernel) factorised in f64
+/// ([`SparseLu`]) when it was last rebuilt, the pivots since kept as eta columns
+/// (product form), every solve refined in double-double against the
+/// current basis's own columns.
+pub(crate) struct Basis<'a> {
+    p: &'a Problem,
+    /// The basic variable at each position (0..n columns, n.. rows).
+    pub(crate) at: Vec<usize>,
+    /// The kernel of the basis when last factorised.
+    k_rows: Vec<usize>,
+    k_cols: Vec<usize>,
+    /// Position of each kernel column's variable in `at` then, and the
+    /// kernel row of each row (NONE if its activity was basic).
+    k_col_pos: Vec<usize>,
+    row_pos: Vec<usize>,
+    /// Positions of the basic activities then, by row.
+    slack_pos: Vec<usize>,
+    lu: SparseLu,
+    /// Pivots since: (position, B^{-1} a_q in f64).
+    pub(crate) etas: Vec<(usize, Vec<f64>)>,
+}
+
+const NONE: usize = usize::MAX;
+
+/// Pivots kept as etas before the kernel is factorised again.
+pub(crate) const REFACTOR: usize = 40;
+
+impl<'a> Basis<'a> {
+    pub(crate) fn new(p: &'a Problem, at: Vec<usize>) -> Option<Basis<'a>> {
+        let (n, m) = (p.num_cols(), p.num_rows());
+        let mut slack_pos = vec![NONE; m];
+        let mut k_cols = Vec::new();
+        let mut k_col_pos = Vec::new();
+        for (pos, &v) in at.iter().enumerate() {
+            if v >= n {
+                slack_pos[v - n] = pos;
+            } else {
+                k_cols.push(v);
+                k_col_pos.push(pos);
+            }
+        }
+        let k_rows: Vec<usize> = (0..m).filter(|&i| slack_pos[i] == NONE).collect();
+        if k_rows.len() != k_cols.len() {
+            return None;
+        }
+        let k = k_rows.len();
+        let mut row_pos = vec![NONE; m];
+        for (a, &i) in k_rows.iter().enumerate() {
+            row_pos[i] = a;
+        }
+        let mut mat = vec![0.0; k * k];
+        for (b, &j) in k_cols.iter().enumerate() {
+            for e in p.a_start[j]..p.a_start[j + 1] {
+                let a = row_pos[p.a_index[e]];
+                if a != NONE {
+                    mat[a + b * k] = p.a_value[e];
+                }
+            }
+        }
+        let lu = SparseLu::new(mat, k)?;
+        Some(Basis {
+            p,
+            at,
+            k_rows,
+            k_cols,
+            k_col_pos,
+            row_pos,
+            slack_pos,
+            lu,
+            etas: Vec::new(),
+        })
+    }
+
+    /// B0^{-1} w in f64 (w by row, the result by position).
+    fn solve0(&self, w: &[f64]) -> Option<Vec<f64>> {
+        let p = self.p;
+        let mut zc: Vec<f64> = self.k_rows.iter().map(|&i| w[i]).collect();
+        self.lu.solve(&mut zc);
+        let mut z = vec![0.0; self.at.len()];
+        let mut act = w.iter().map(|&v| -v).collect::<Vec<f64>>();
+        for (b, &j) in self.k_cols.iter().enumerate() {
+            z[self.k_col_pos[b]] = zc[b];
+            for e in p.a_start[j]..p.a_start[j + 1] {
+                act[p.a_index[e]] += p.a_value[e] * zc[b];
+            }
+        }
+        for (i, &pos) in self.slack_pos.iter().enumerate() {
+            if pos != NONE {
+                z[pos] = act[i];
+            }
+        }
+        Some(z)
+    }
+
+    /// B0^{-T} g in f64 (g by position, the result by row).
+    fn solve0_t(&self, g: &[f64]) -> Option<Vec<f64>> {
+        let p = self.p;
+        let m = p.num_rows();
+        let mut y = vec![0.0; m];
+        for (i, &pos) in self.slack_pos.iter().enumerate() {
+            if pos != NONE {
+                y[i] = -g[pos];
+            }
+        }
+        let k = self.k_rows.len();
+        let mut rhs = vec![0.0; k];
+        for (b, &j) in self.k_cols.iter().enumerate() {
+            let mut v = g[self.k_col_pos[b]];
+            for e in p.a_start[j]..p.a_start[j + 1] {
+                let i = p.a_index[e];
+                if self.row_pos[i] == NONE {
+                    v -= p.a_value[e] * y[i];
+                }
+            }
+            rhs[b] = v;
+        }
+        let yr = self.lu.solve_t(&rhs);
+        for (a, &i) in self.k_rows.iter().enumerate() {
+            y[i] = yr[a];
+        }
+        Some(y)
+    }
+
+    /// B^{-1} w in f64 (product form).
+    fn ftran(&self, w: &[f64]) -> Option<Vec<f64>> {
+        let mut z = self.solve0(w)?;
+        for (pos, alpha) in &self.etas {
+            let zp = z[*pos] / alpha[*pos];
+            for (zi, ai) in z.iter_mut().zip(alpha) {
+                *zi -= ai * zp;
+            }
+            z[*pos] = zp;
+        }
+        Some(z)
+    }
+
+    /// B^{-T} g in f64 (product form).
+    fn btran(&self, g: &[f64]) -> Option<Vec<f64>> {
+        let mut g = g.to_vec();
+        for (pos, alpha) in self.etas.iter().rev() {
+            // (E^T g)_p = g_p - (alpha . g - g_p) / alpha_p
+            let dot: f64 = alpha.iter().zip(&g).map(|(a, b)| a * b).sum();
+            g[*pos] -= (dot - g[*pos]) / alpha[*pos];
+        }
+        self.solve0_t(&g)
+    }
+
+    /// The column of variable v, as (row, value) pairs.
+    pub(crate) fn column(&self, v: usize, mut f: impl FnMut(usize, f64)) {
+        let (p, n) = (self.p, self.p.num_cols());
+        if v < n {
+            for e in p.a_start[v]..p.a_start[v + 1] {
+                f(p.a_index[e], p.a_value[e]);
+            }
+        } else {
+            f(v - n, -1.0);
+        }
+    }
+
+    /// B z = w in double-double (w by row, z by position).
+    pub(crate) fn solve(&self, w: &[Dd]) -> Option<Vec<Dd>> {
+        let mut z = vec![Dd::default(); self.at.len()];
+        for _ in 0..8 {
+            let mut r = w.to_vec();
+            for (pos, &v) in self.at.iter().enumerate() {
+                let zp = z[pos];
+                if zp.hi != 0.0 {
+                    self.column(v, |i, a| r[i] = r[i].sub(zp.mul_f(a)));
+                }
+            }
+            let rf: Vec<f64> = r.iter().map(|d| d.f64()).collect();
+            if rf.iter().all(|&v| v == 0.0) {
+                break;
+            }
+            let d = self.ftran(&rf)?;
+            if d.iter().any(|v| !v.is_finite()) {
+                return None;
+            }
+            for (zi, di) in z.iter_mut().zip(&d) {
+                *zi = zi.add(Dd::from(*di));
+            }
+            let zmax = z.iter().map(|v| v.hi.abs()).fold(0.0, f64::max);
+            let dmax = d.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            if dmax <= 1e-30 * zmax.max(1e-300) {
+                break;
+            }
+        }
+        Some(z)
+    }
+
+    /// B^T y = g in double-double (g by position, y by row).
+    pub(crate) fn solve_t(&self, g: &[Dd]) -> Option<Vec<Dd>> {
+        let m = self.p.num_rows();
+        let mut y = vec![Dd::default(); m];
+        for _ in 0..8 {
+            let mut r = g.to_vec();
+            for (pos, &v) in self.at.iter().enumerate() {
+                let mut acc = r[pos];
+                self.column(v, |i, a| {
+                    if y[i].hi != 0.0 {
+                        acc = acc.sub(y[i].mul_f(a));
+                    }
+                });
+                r[pos] = acc;
+            }
+            let rf: Vec<f64> = r.iter().map(|d| d.f64()).collect();
+            if rf.iter().all(|&v| v == 0.0) {
+                break;
+            }
+            let d = self.btran(&rf)?;
+            if d.iter().any(|v| !v.is_finite()) {
+                return None;
+            }
+            for (yi, di) in y.iter_mut().zip(&d) {
+                *yi = yi.add(Dd::from(*di));
+            }
+            let ymax = y.iter().map(|v| v.hi.abs()).fold(0.0, f64::max);
+            let dmax = d.iter().map(|v| v.abs()).fold(0.0, f64::max);
+            if dmax <= 1e-30 * ymax.max(1e-300) {
+                break;
+            }
+        }
+        Some(y)
+    }
+}
