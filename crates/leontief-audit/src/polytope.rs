@@ -84,7 +84,7 @@ const EXACT_PIVOTS: usize = 5_000;
 /// a 5-user k-DF instance from the property tests, twenty-third session).
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
     let s = p.lp.solve()?;
-    if let Some(exact) = exact(&p.lp) {
+    if let Some(exact) = leontief_model::polish::polish_loaded(&p.lp, EXACT_PIVOTS) {
         return Ok(exact);
     }
     if s.status.has_solution() {
@@ -92,24 +92,7 @@ pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, Backen
     }
     p.lp.prefer_warm_simplex()?;
     let s = p.lp.solve()?;
-    Ok(exact(&p.lp).unwrap_or(s))
-}
-
-/// The loaded LP's last basis made exact, if it can be.
-fn exact<L: LoadedLp>(lp: &L) -> Option<Solution> {
-    let (cols, rows) = lp.basis()?;
-    let t = std::time::Instant::now();
-    let e = leontief_model::polish::polish(lp.problem(), &cols, &rows, EXACT_PIVOTS).ok()?;
-    Some(Solution {
-        status: leontief_model::Status::Optimal,
-        raw_status: format!("Optimal (exact pivots: {})", e.pivots),
-        objective: e.objective,
-        x: e.x,
-        row_dual: e.row_dual,
-        col_dual: Vec::new(),
-        seconds: t.elapsed().as_secs_f64(),
-        iterations: e.pivots as u64,
-    })
+    Ok(leontief_model::polish::polish_loaded(&p.lp, EXACT_PIVOTS).unwrap_or(s))
 }
 
 pub(crate) fn protect<L: LoadedLp>(

@@ -1183,25 +1183,14 @@ fn polished<L: LoadedLp>(
     /// Pivots allowed from HiGHS's basis (measured: up to 42 per LP on the
     /// placement grid).
     const MAX_PIVOTS: usize = 5_000;
-    let (cols, rows) = lp.basis()?;
-    let t = Instant::now();
-    let exact = leontief_model::polish::polish(lp.problem(), &cols, &rows, MAX_PIVOTS).ok()?;
+    let exact = leontief_model::polish::polish_loaded(lp, MAX_PIVOTS)?;
     // Exact, whatever HiGHS's own status for it said.
     (out.status, out.raw_status) = before.clone();
     if out.raw_status.is_empty() {
         out.raw_status = "Optimal (every LP made exact from HiGHS's basis)".into();
     }
-    out.solve_seconds += t.elapsed().as_secs_f64();
-    Some(leontief_model::Solution {
-        status: Status::Optimal,
-        raw_status: format!("Optimal (exact pivots: {})", exact.pivots),
-        objective: exact.objective,
-        x: exact.x,
-        row_dual: exact.row_dual,
-        col_dual: Vec::new(),
-        seconds: t.elapsed().as_secs_f64(),
-        iterations: exact.pivots as u64,
-    })
+    out.solve_seconds += exact.seconds;
+    Some(exact)
 }
 
 /// Lower every frozen user's level bound to `(1 - f)` of its level.

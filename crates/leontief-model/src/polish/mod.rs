@@ -46,6 +46,25 @@ pub enum PolishError {
     PivotLimit,
 }
 
+/// The loaded LP's last basis made exact ([`polish`]) as a solution
+/// (status optimal, `raw_status` naming the pivots taken, no column
+/// duals); `None` when the backend has no basis or the pivots fail.
+pub fn polish_loaded<L: crate::LoadedLp>(lp: &L, max_pivots: usize) -> Option<crate::Solution> {
+    let (cols, rows) = lp.basis()?;
+    let t = std::time::Instant::now();
+    let e = polish(lp.problem(), &cols, &rows, max_pivots).ok()?;
+    Some(crate::Solution {
+        status: crate::Status::Optimal,
+        raw_status: format!("Optimal (exact pivots: {})", e.pivots),
+        objective: e.objective,
+        x: e.x,
+        row_dual: e.row_dual,
+        col_dual: Vec::new(),
+        seconds: t.elapsed().as_secs_f64(),
+        iterations: e.pivots as u64,
+    })
+}
+
 /// Continue the primal simplex from the basis `cols` / `rows` (statuses
 /// as the backend reports them) on `p` to an optimal vertex exact to
 /// double-double precision, taking at most `max_pivots` pivots.
