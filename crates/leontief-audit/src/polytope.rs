@@ -15,7 +15,15 @@ pub(crate) struct Polytope<L: LoadedLp> {
     pub(crate) y: Vec<Col>,
     /// (user, server entry, column) of every x_{n,i}.
     pub(crate) pairs: Vec<(usize, usize, Col)>,
+    /// Its LPs are made exact ([`solve`]) and protected users get 1e-15
+    /// of room ([`protect`]): where the instance has placement lists and
+    /// the LP at most [`EXACT_ROWS`] rows, as in the max-min rounds.
+    pub(crate) exact: bool,
 }
+
+/// Up to this many rows a polytope of an instance with placement lists is
+/// solved exactly (each basis's kernel is held dense while factorised).
+const EXACT_ROWS: usize = 10_000;
 
 pub(crate) fn polytope<B: LpBackend>(
     backend: &B,
@@ -60,10 +68,13 @@ pub(crate) fn polytope<B: LpBackend>(
             )
         })
         .collect();
+    let problem = b.build();
+    let exact = placement && instance.has_placement() && problem.num_rows() <= EXACT_ROWS;
     Ok(Polytope {
-        lp: backend.load(b.build())?,
+        lp: backend.load(problem)?,
         y,
         pairs,
+        exact,
     })
 }
 
@@ -71,28 +82,35 @@ pub(crate) fn polytope<B: LpBackend>(
 /// basis.
 const EXACT_PIVOTS: usize = 5_000;
 
-/// Solve the polytope's LP as the checks have set it, then make it exact
-/// to double-double precision by the simplex continued from the backend's
-/// final basis ([`leontief_model::polish`], also where HiGHS ends without
-/// a solution). The checks' LPs are as ill-conditioned as the rounds they
-/// check: on placement 100 x 1,000 (10 eligible, 3 resources, seed 1)
-/// HiGHS's 1e-9 tolerances let a user "rise" 16% that the exact LP keeps
-/// to 4e-7 (benches/REPORT.md, twenty-fifth session). Without a basis,
-/// or when the pivots fail, the backend's own solution; when that has
-/// none, once more by simplex without presolve (HiGHS's presolve called
-/// a feasible LP infeasible where two resources were saturated to 1e-16:
-/// a 5-user k-DF instance from the property tests, twenty-third session).
+/// Solve the polytope's LP as the checks have set it and, where
+/// `p.exact`, make it exact to double-double precision by the simplex
+/// continued from the backend's final basis ([`leontief_model::polish`],
+/// also where HiGHS ends without a solution). With placement lists the
+/// checks' LPs are as ill-conditioned as the rounds they check: on
+/// placement 100 x 1,000 (10 eligible, 3 resources, seed 1) HiGHS's 1e-9
+/// tolerances and a room of 1e-11 let a user "rise" 16% that the exact
+/// LP keeps to 4e-7 (benches/REPORT.md, twenty-fifth session). Without a
+/// basis, or when the pivots fail, the backend's own solution; when that
+/// has none, once more by simplex without presolve (HiGHS's presolve
+/// called a feasible LP infeasible where two resources were saturated to
+/// 1e-16: a 5-user k-DF instance from the property tests, twenty-third
+/// session).
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
+    let exact = |lp: &L| {
+        p.exact
+            .then(|| leontief_model::polish::polish_loaded(lp, EXACT_PIVOTS))
+            .flatten()
+    };
     let s = p.lp.solve()?;
-    if let Some(exact) = leontief_model::polish::polish_loaded(&p.lp, EXACT_PIVOTS) {
-        return Ok(exact);
+    if let Some(e) = exact(&p.lp) {
+        return Ok(e);
     }
     if s.status.has_solution() {
         return Ok(s);
     }
     p.lp.prefer_warm_simplex()?;
     let s = p.lp.solve()?;
-    Ok(leontief_model::polish::polish_loaded(&p.lp, EXACT_PIVOTS).unwrap_or(s))
+    Ok(exact(&p.lp).unwrap_or(s))
 }
 
 pub(crate) fn protect<L: LoadedLp>(
@@ -103,12 +121,17 @@ pub(crate) fn protect<L: LoadedLp>(
     on: bool,
 ) -> Result<(), BackendError> {
     let cap = instance.users()[n].tasks.unwrap_or(INF);
-    // Protected users may give up 1e-15 of their tasks (room for the
-    // rounding of the allocation's own numbers; the LP is exact, see
-    // [`solve`]). With 1e-9 / N, where the LP was HiGHS's alone, a slope
-    // of about 1e10 on placement lists let a user rise 16% out of that
-    // room (benches/REPORT.md, twenty-fifth session).
-    let relax = 1e-15;
+    // Protected users may give up 1e-9 / N of their tasks (room for the
+    // rounding of a solver's output; summed over all users that frees at
+    // most about 1e-9 of one user's tasks, far below the rise tolerance),
+    // or 1e-15 where the LP is exact (see [`solve`]): with 1e-9 / N a
+    // slope of about 1e10 on placement lists let a user rise 16% out of
+    // that room (benches/REPORT.md, twenty-fifth session).
+    let relax = if p.exact {
+        1e-15
+    } else {
+        1e-9 / instance.num_users() as f64
+    };
     let lo = if on {
         (x[n] * (1.0 - relax)).max(0.0).min(cap)
     } else {

@@ -84,13 +84,14 @@ type Solved<'py> = (
     Coo<'py>,
 );
 
-/// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=None)
+/// solve(instance_json, mechanism, verify="auto", time_limit=None, layout="auto", dense_tasks=None, exact_pivots=None)
 ///
 /// Solve and verify `mechanism` (a spec string: "drfh", "kdf:k=2",
 /// "fds:alpha=2", "pnorm:p=inf,beta=2", "vds:alpha=2,jacobi=0.5") on the
 /// instance. Returns (json, user_tasks, tasks or None, (user, server, tasks)).
 #[pyfunction]
-#[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=None))]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (instance_json, mechanism_spec, verify="auto", time_limit=None, layout_name="auto", dense_tasks=None, exact_pivots=None))]
 fn solve<'py>(
     py: Python<'py>,
     instance_json: &str,
@@ -99,10 +100,14 @@ fn solve<'py>(
     time_limit: Option<f64>,
     layout_name: &str,
     dense_tasks: Option<bool>,
+    exact_pivots: Option<bool>,
 ) -> PyResult<Solved<'py>> {
     let inst = instance(instance_json)?;
     let m = mechanism(mechanism_spec)?;
-    let o = options(verify, time_limit)?;
+    let o = Options {
+        exact_pivots,
+        ..options(verify, time_limit)?
+    };
     let l = layout(layout_name)?;
     let a = py
         .allow_threads(|| leontief::solve(&inst, &m, &o))

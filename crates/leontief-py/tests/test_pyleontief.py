@@ -197,6 +197,17 @@ def test_dense_and_sparse_layouts_describe_one_allocation():
     np.testing.assert_array_equal(tasks, coo["tasks"])
 
 
+def test_exact_pivots_on_and_off_agree_where_highs_is_accurate():
+    inst = lt.generate("placement", 20, servers=200, resources=2, seed=1, eligible=5)
+    runs = [lt.solve(inst, "drfh", exact_pivots=e) for e in (True, False, None)]
+    for r in runs:
+        assert r["verification"]["ok"], r["backend_status"]
+    assert runs[0]["status"] == "optimal"
+    assert "exact" in runs[0]["backend_status"] and "exact" in runs[2]["backend_status"]
+    assert "exact" not in runs[1]["backend_status"]
+    np.testing.assert_allclose(runs[0].user_tasks, runs[1].user_tasks, rtol=1e-6)
+
+
 def test_sweep_returns_numpy_columns():
     s = lt.sweep(FIG1, "kdf", "k", [1, 2, 3])
     assert s["value"].tolist() == [1.0, 2.0, 3.0]

@@ -302,6 +302,7 @@ def solve(
     time_limit: Optional[float] = None,
     layout: str = "auto",
     dense: Optional[bool] = None,
+    exact_pivots: Optional[bool] = None,
     **params: Any,
 ) -> Solution:
     """Solve ``mechanism`` on ``instance`` and verify the answer.
@@ -318,7 +319,10 @@ def solve(
     rest at least at the last of them); ``layout`` chooses the
     JSON's task layout (auto: sparse from 10^6 pairs); ``dense`` asks for the
     N x K ``tasks`` array (default: below 10^6 user-server pairs; ``coo``
-    is always there).
+    is always there). ``exact_pivots`` makes every LP of the max-min
+    rounds (drfh, kdf, tsf) exact to about 32 digits from HiGHS's basis:
+    True, False, or None (default: where the instance has placement
+    lists, whose rounds HiGHS's own tolerances cannot decide).
     """
     if "lambda_" in params:
         params["lambda"] = params.pop("lambda_")
@@ -326,6 +330,7 @@ def solve(
     text, user_tasks, tasks, coo = _core.solve(
         inst, _spec(mechanism, params), verify, time_limit, layout,
         None if dense is None else bool(dense),
+        None if exact_pivots is None else bool(exact_pivots),
     )
     return Solution(text, user_tasks, tasks, coo, inst)
 
