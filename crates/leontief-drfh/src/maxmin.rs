@@ -1167,7 +1167,7 @@ fn solve_retrying<L: LoadedLp>(
 /// Up to this many LP rows the rounds of an instance with placement lists
 /// are made exact ([`MaxMinSettings::exact_pivots`]): each basis's kernel
 /// is held as a dense square while it is factorised (at 10,000 rows,
-/// up to 400 MB).
+/// up to 800 MB: the kernel is at most rows x rows of f64).
 pub const EXACT_PIVOTS_ROWS: usize = 10_000;
 
 /// [`MaxMinSettings::exact_pivots`]: the LP just solved, made exact to
