@@ -52,21 +52,20 @@ impl<'a> Basis<'a> {
         if k_rows.len() != k_cols.len() {
             return None;
         }
-        let k = k_rows.len();
         let mut row_pos = vec![NONE; m];
         for (a, &i) in k_rows.iter().enumerate() {
             row_pos[i] = a;
         }
-        let mut mat = vec![0.0; k * k];
-        for (b, &j) in k_cols.iter().enumerate() {
-            for e in p.a_start[j]..p.a_start[j + 1] {
-                let a = row_pos[p.a_index[e]];
-                if a != NONE {
-                    mat[a + b * k] = p.a_value[e];
-                }
-            }
-        }
-        let lu = SparseLu::new(mat, k)?;
+        let mat: Vec<Vec<(usize, f64)>> = k_cols
+            .iter()
+            .map(|&j| {
+                (p.a_start[j]..p.a_start[j + 1])
+                    .filter(|&e| row_pos[p.a_index[e]] != NONE)
+                    .map(|e| (row_pos[p.a_index[e]], p.a_value[e]))
+                    .collect()
+            })
+            .collect();
+        let lu = SparseLu::new(mat)?;
         Some(Basis {
             p,
             at,
