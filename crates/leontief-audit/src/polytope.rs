@@ -17,13 +17,18 @@ pub(crate) struct Polytope<L: LoadedLp> {
     pub(crate) pairs: Vec<(usize, usize, Col)>,
     /// Its LPs are made exact ([`solve`]) and protected users get 1e-15
     /// of room ([`protect`]): where the instance has placement lists and
-    /// the LP at most [`EXACT_ROWS`] rows, as in the max-min rounds.
+    /// the LP at most [`EXACT_ROWS`] rows and fewer than [`EXACT_WIDTH`]
+    /// columns per row, as in the max-min rounds.
     pub(crate) exact: bool,
 }
 
 /// Up to this many rows a polytope of an instance with placement lists is
-/// solved exactly (each basis's kernel is held dense while factorised).
-const EXACT_ROWS: usize = 10_000;
+/// solved exactly (as the max-min rounds' `EXACT_PIVOTS_ROWS`).
+const EXACT_ROWS: usize = 50_000;
+
+/// ... with fewer than this many columns per row (as the rounds'
+/// `EXACT_PIVOTS_WIDTH`: the sparse lists whose LPs chain users).
+const EXACT_WIDTH: usize = 4;
 
 pub(crate) fn polytope<B: LpBackend>(
     backend: &B,
@@ -69,7 +74,10 @@ pub(crate) fn polytope<B: LpBackend>(
         })
         .collect();
     let problem = b.build();
-    let exact = placement && instance.has_placement() && problem.num_rows() <= EXACT_ROWS;
+    let exact = placement
+        && instance.has_placement()
+        && problem.num_rows() <= EXACT_ROWS
+        && problem.num_cols() < EXACT_WIDTH * problem.num_rows();
     Ok(Polytope {
         lp: backend.load(problem)?,
         y,

@@ -48,6 +48,18 @@
 //! growth witnesses of all active users would beat theta*), so at most N
 //! rounds run.
 //!
+//! Deferred growth ([`MaxMinSettings::defer_growth`], the default): in a
+//! round where the prices prove some user blocked, those freeze and the
+//! undecided users stay active without growth LPs; the next round's level
+//! LP is their test. Its level rises only if every user it keeps active
+//! can rise (so none of them was blocked); if it does not rise (within
+//! `level_tolerance`), it is the same round going on, and its duals
+//! freeze more users at that level. Each LP still freezes some user, and
+//! the rounds count distinct levels as before. With placement lists at
+//! 1,000 x 10,000 (10 eligible each) a round was a level LP and two or
+//! three growth LPs; it is now one LP, plus one in about one round of
+//! four where the level did not rise.
+//!
 //! ## At scale: which pairs the LP holds
 //!
 //! [`Columns::Auto`] picks the path by the number of runnable pairs:
@@ -147,11 +159,14 @@
 //! ([`leontief_model::polish`]; up to 42 pivots per LP on the grid), also
 //! from the LPs HiGHS ends `Unknown` (31 of 118 on 3 resources seed 1),
 //! so no bound is relaxed. By default it runs where the instance has
-//! placement lists and the LP at most [`EXACT_PIVOTS_ROWS`] rows: the
+//! placement lists and the LP at most [`EXACT_PIVOTS_ROWS`] rows and
+//! fewer than [`EXACT_PIVOTS_WIDTH`] columns per row: the
 //! grid (100 x 1,000, 2-4 resources, seeds 1-3) and 200 x 2,000 all end
 //! `optimal` and verified (the verification's LPs made exact the same
 //! way), at about twice the time of HiGHS alone (benches/REPORT.md,
-//! twenty-fifth session).
+//! twenty-fifth session). Each basis's kernel is factorised sparse
+//! (Markowitz pivots with a threshold): the dense kernel of the first
+//! version took 64% of a run at 1,000 x 10,000 (14,661 rows).
 //!
 //! ## Stopped early
 //!
@@ -250,10 +265,20 @@ pub struct MaxMinSettings {
     /// that no frozen bound is ever relaxed, on the flat LP's rounds:
     /// `Some(true)` always, `Some(false)` never, `None` (the default)
     /// where the instance has placement lists and the LP at most
-    /// [`EXACT_PIVOTS_ROWS`] rows: the ill-conditioned rounds of the
+    /// [`EXACT_PIVOTS_ROWS`] rows and fewer than [`EXACT_PIVOTS_WIDTH`]
+    /// columns per row: the ill-conditioned rounds of the
     /// module docs, about 2x slower there (benches/REPORT.md,
     /// twenty-fifth session).
     pub exact_pivots: Option<bool>,
+    /// Leave the users no level dual blocks to the next round's level LP
+    /// instead of growth LPs, in a round where the duals' prices prove at
+    /// least one user blocked (default true; vertex solutions only). The
+    /// next level LP is their test: if its level rises, every user it
+    /// keeps active could rise; if it does not (within
+    /// `level_tolerance`), the same round goes on, its duals freezing
+    /// more users at that level. One LP per round where the growth LPs
+    /// took three or more (benches/REPORT.md, twenty-sixth session).
+    pub defer_growth: bool,
 }
 
 impl Default for MaxMinSettings {
@@ -269,6 +294,7 @@ impl Default for MaxMinSettings {
             progress: None,
             round_limit: None,
             exact_pivots: None,
+            defer_growth: true,
         }
     }
 }
@@ -1108,6 +1134,13 @@ fn solve_retrying<L: LoadedLp>(
             // [`BLOCK_OPINION_USERS`] the block interior point method,
             // whose dense part is that block, gives the opinion.
             let users = frozen.runnable.iter().filter(|&&r| r).count();
+            // Within what is left of the run's time, not a whole limit
+            // of its own (a 60 s run took 79 s).
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
+            let time_limit = match (time_limit, left) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let second = if users >= BLOCK_OPINION_USERS {
                 let blocks = row_blocks(mm, instance.num_resources(), lp.problem().num_rows());
                 crate::block_ipm::BlockIpm::new(Some(blocks), time_limit)
@@ -1165,10 +1198,19 @@ fn solve_retrying<L: LoadedLp>(
 }
 
 /// Up to this many LP rows the rounds of an instance with placement lists
-/// are made exact ([`MaxMinSettings::exact_pivots`]): each basis's kernel
-/// is held as a dense square while it is factorised (at 10,000 rows,
-/// up to 800 MB: the kernel is at most rows x rows of f64).
-pub const EXACT_PIVOTS_ROWS: usize = 10_000;
+/// are made exact ([`MaxMinSettings::exact_pivots`]). Each basis's kernel
+/// is factorised sparse (memory about its entries and fill, not rows x
+/// rows); the bound is on time: a pivot costs about 5 ms at 14,661 rows
+/// (1,000 x 10,000 with 10 eligible each), and most LPs need 0-40.
+pub const EXACT_PIVOTS_ROWS: usize = 50_000;
+
+/// ... and fewer than this many columns per row: the sparse lists whose
+/// rounds chain users (10 eligible of 1,000: about 0.75 columns per
+/// row). Wider LPs come from denser lists, which HiGHS decides alone
+/// (1,000 x 1,000 with 50 eligible: one LP of 51,001 columns and 4,000
+/// rows, verified without the pivots, while they gave up after 2,000
+/// pivots and 12.7 s, each pricing every column).
+pub const EXACT_PIVOTS_WIDTH: usize = 4;
 
 /// [`MaxMinSettings::exact_pivots`]: the LP just solved, made exact to
 /// double-double precision from HiGHS's final basis (also when HiGHS
@@ -1181,8 +1223,10 @@ fn polished<L: LoadedLp>(
     before: &(Status, String),
 ) -> Option<leontief_model::Solution> {
     /// Pivots allowed from HiGHS's basis (measured: up to 42 per LP on the
-    /// placement grid).
-    const MAX_PIVOTS: usize = 5_000;
+    /// placement grid; at 1,000 x 10,000 with 10 eligible most LPs need
+    /// 0-100, a few 200-1,200, and some more than 5,000, at about 7 ms
+    /// a pivot: those fall back to HiGHS's answer after at most 14 s).
+    const MAX_PIVOTS: usize = 2_000;
     let exact = leontief_model::polish::polish_loaded(lp, MAX_PIVOTS)?;
     // Exact, whatever HiGHS's own status for it said.
     (out.status, out.raw_status) = before.clone();
@@ -1434,11 +1478,15 @@ fn rounds<B: LpBackend>(
     );
     let mut active: Vec<bool> = runnable.clone();
     let mut last = None;
+    // The level of the last round when it left its undecided users to the
+    // next level LP instead of growth LPs.
+    let mut deferred: Option<f64> = None;
     let exact_pivots = settings.exact_pivots.unwrap_or(
         placement
             && instance.has_placement()
             && backend.vertex_duals()
-            && lp.problem().num_rows() <= EXACT_PIVOTS_ROWS,
+            && lp.problem().num_rows() <= EXACT_PIVOTS_ROWS
+            && lp.problem().num_cols() < EXACT_PIVOTS_WIDTH * lp.problem().num_rows(),
     );
     let runnable_users = runnable.iter().filter(|&&r| r).count();
     let weight = |n: usize| instance.users()[n].weight;
@@ -1538,6 +1586,12 @@ fn rounds<B: LpBackend>(
             return Ok(out);
         };
         let t_star = sol.x[theta.0];
+        // After a round that left users to this LP ([`MaxMinSettings::
+        // defer_growth`]), a level that did not rise is that round going
+        // on: its duals block more users at the same level.
+        if deferred.is_some_and(|p| t_star <= p * (1.0 + settings.level_tolerance)) {
+            out.rounds -= 1;
+        }
         out.first_level.get_or_insert(t_star / mm.scale);
         let tol = settings.level_tolerance * t_star.max(1e-12);
         let held: f64 = (0..nu)
@@ -1607,6 +1661,13 @@ fn rounds<B: LpBackend>(
                 });
                 blocked.extend(proved);
             }
+        }
+        deferred = None;
+        if settings.defer_growth && trust_duals && !blocked.is_empty() && !undecided.is_empty() {
+            // The next level LP decides them (see the setting).
+            undecided.clear();
+            suspects.clear();
+            deferred = Some(t_star);
         }
         if !trust_duals && !undecided.is_empty() {
             // An interior point method ends near the centre of the optimal

@@ -14,8 +14,11 @@ fn capped_growth_gives_the_same_rounds_with_fewer_lps() {
         let inst = generate::placement(100, 1000, 2, 10, seed);
         let sigma = dominant_sigma(&inst);
         let run = |growth_cap: f64| {
+            // Growth LPs in every round with undecided users (deferring
+            // them to the next level LP would leave few to compare).
             let settings = MaxMinSettings {
                 growth_cap,
+                defer_growth: false,
                 ..MaxMinSettings::default()
             };
             lex_max_min(&Highs::default(), &inst, &sigma, true, &settings).unwrap()
