@@ -230,7 +230,19 @@ pub fn polish(
                 x: (0..n).map(|j| x[j].f64()).collect(),
                 // For a maximisation the backend's duals are those of the
                 // maximisation: minus ours.
-                row_dual: y.iter().map(|v| sign * v.f64()).collect(),
+                // A row whose activity is basic has reduced cost y_i = 0
+                // exactly (its refinement can leave 1e-47).
+                row_dual: y
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        if status[n + i] == BasisStatus::Basic {
+                            0.0
+                        } else {
+                            sign * v.f64()
+                        }
+                    })
+                    .collect(),
                 objective: objective.f64() + p.offset,
                 pivots,
             });
@@ -308,8 +320,7 @@ pub fn polish(
                 let v = basic[pos];
                 status[q] = BasisStatus::Basic;
                 status[v] = hit;
-                let af: Vec<f64> = alpha.iter().map(|a| a.f64()).collect();
-                basis.etas.push((pos, af));
+                basis.push_eta(pos, alpha.iter().map(|a| a.f64()));
                 basis.at[pos] = q;
             }
             (None, None) => {
