@@ -1137,31 +1137,35 @@ fn solve_retrying<L: LoadedLp>(
             // Within what is left of the run's time, not a whole limit
             // of its own (a 60 s run took 79 s).
             let left = deadline.map(|d| d.saturating_duration_since(Instant::now()).as_secs_f64());
-            let time_limit = match (time_limit, left) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let second = if users >= BLOCK_OPINION_USERS {
-                let blocks = row_blocks(mm, instance.num_resources(), lp.problem().num_rows());
-                crate::block_ipm::BlockIpm::new(Some(blocks), time_limit)
-                    .solve(lp.problem().clone())?
-            } else {
-                crate::direct::Direct::new(time_limit)?.solve(lp.problem().clone())?
-            };
-            if second.status.has_solution() {
-                let failed = std::mem::take(&mut out.raw_status);
-                out.status = before.0.worst(second.status);
-                out.raw_status = if before.1.is_empty() || before.1 == "Optimal" {
-                    format!(
-                        "a growth LP HiGHS ended {failed} was decided by Clarabel ({})",
-                        second.status.as_str()
-                    )
-                } else {
-                    before.1.clone()
+            // With nothing left (Clarabel refuses a limit of 0 s), the
+            // deadline check below ends the rounds.
+            if !left.is_some_and(|s| s < 1e-3) {
+                let time_limit = match (time_limit, left) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
                 };
-                out.lps += 1;
-                out.solve_seconds += second.seconds;
-                return Ok(Some(second));
+                let second = if users >= BLOCK_OPINION_USERS {
+                    let blocks = row_blocks(mm, instance.num_resources(), lp.problem().num_rows());
+                    crate::block_ipm::BlockIpm::new(Some(blocks), time_limit)
+                        .solve(lp.problem().clone())?
+                } else {
+                    crate::direct::Direct::new(time_limit)?.solve(lp.problem().clone())?
+                };
+                if second.status.has_solution() {
+                    let failed = std::mem::take(&mut out.raw_status);
+                    out.status = before.0.worst(second.status);
+                    out.raw_status = if before.1.is_empty() || before.1 == "Optimal" {
+                        format!(
+                            "a growth LP HiGHS ended {failed} was decided by Clarabel ({})",
+                            second.status.as_str()
+                        )
+                    } else {
+                        before.1.clone()
+                    };
+                    out.lps += 1;
+                    out.solve_seconds += second.seconds;
+                    return Ok(Some(second));
+                }
             }
         }
         if deadline.is_some_and(|d| Instant::now() > d) {
