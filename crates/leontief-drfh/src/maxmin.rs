@@ -58,7 +58,7 @@
 //! the rounds count distinct levels as before. With placement lists at
 //! 1,000 x 10,000 (10 eligible each) a round was a level LP and two or
 //! three growth LPs; it is now one LP, plus one in about one round of
-//! four where the level did not rise.
+//! three where the level did not rise.
 //!
 //! ## At scale: which pairs the LP holds
 //!
