@@ -106,7 +106,7 @@ const EXACT_PIVOTS: usize = 5_000;
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
     let exact = |lp: &L| {
         p.exact
-            .then(|| leontief_model::polish::polish_loaded(lp, EXACT_PIVOTS))
+            .then(|| leontief_model::polish::polish_loaded(lp, EXACT_PIVOTS, None))
             .flatten()
     };
     let s = p.lp.solve()?;

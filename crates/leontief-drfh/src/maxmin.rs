@@ -1104,11 +1104,20 @@ fn solve_retrying<L: LoadedLp>(
     exact_pivots: bool,
 ) -> Result<Option<leontief_model::Solution>, BackendError> {
     let mut attempt = 0;
+    // Each solve within what is left of the run's time, not the whole
+    // limit its own (an LP of 152 s was seen in a 900 s run).
+    let limit_to_deadline = |lp: &mut L| -> Result<(), BackendError> {
+        match deadline {
+            Some(d) => lp.limit_time(d.saturating_duration_since(Instant::now()).as_secs_f64()),
+            None => Ok(()),
+        }
+    };
     loop {
         let before = (out.status, out.raw_status.clone());
+        limit_to_deadline(lp)?;
         let got = solve_priced(lp, mm, generate, instance, placement, out, None)?;
         if exact_pivots && !generate {
-            if let Some(sol) = polished(lp, out, &before) {
+            if let Some(sol) = polished(lp, out, &before, deadline) {
                 return Ok(Some(sol));
             }
         }
@@ -1123,6 +1132,7 @@ fn solve_retrying<L: LoadedLp>(
             // polytope; the LP stays on simplex from then on).
             (out.status, out.raw_status) = before.clone();
             lp.prefer_warm_simplex()?;
+            limit_to_deadline(lp)?;
             if let Some(sol) = solve_priced(lp, mm, generate, instance, placement, out, None)? {
                 return Ok(Some(sol));
             }
@@ -1220,18 +1230,20 @@ pub const EXACT_PIVOTS_WIDTH: usize = 4;
 /// double-double precision from HiGHS's final basis (also when HiGHS
 /// ended without a solution or with unscaled infeasibilities: the status
 /// recorded for that solve is undone). `None` when the backend has no
-/// basis or the pivots fail.
+/// basis or the pivots fail or pass the run's `deadline` (a polish of
+/// 14 s took a 240 s run to 252 s).
 fn polished<L: LoadedLp>(
     lp: &L,
     out: &mut MaxMinOutcome,
     before: &(Status, String),
+    deadline: Option<Instant>,
 ) -> Option<leontief_model::Solution> {
     /// Pivots allowed from HiGHS's basis (measured: up to 42 per LP on the
     /// placement grid; at 1,000 x 10,000 with 10 eligible most LPs need
     /// 0-100, a few 200-1,200, and some more than 5,000, at about 7 ms
     /// a pivot: those fall back to HiGHS's answer after at most 14 s).
     const MAX_PIVOTS: usize = 2_000;
-    let exact = leontief_model::polish::polish_loaded(lp, MAX_PIVOTS)?;
+    let exact = leontief_model::polish::polish_loaded(lp, MAX_PIVOTS, deadline)?;
     // Exact, whatever HiGHS's own status for it said.
     (out.status, out.raw_status) = before.clone();
     if out.raw_status.is_empty() {

@@ -214,6 +214,8 @@ pub struct HighsLp {
     problem: Problem,
     /// The algorithm was left to [`Algorithm::Auto`].
     auto: bool,
+    /// The settings' time limit (per solve).
+    time_limit: Option<f64>,
 }
 
 // SAFETY: a HiGHS instance is a self-contained C++ object with no thread
@@ -378,6 +380,7 @@ impl HighsLp {
             ptr,
             problem,
             auto: settings.algorithm == Algorithm::Auto,
+            time_limit: settings.time_limit,
         };
         lp.set_bool("output_flag", settings.verbose)?;
         lp.set_bool("log_to_console", settings.verbose)?;
@@ -565,8 +568,13 @@ impl HighsLp {
 impl LoadedLp for HighsLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();
-        // SAFETY: valid instance.
-        let ret = unsafe { ffi::Highs_run(self.ptr) };
+        // HiGHS's run clock adds up over the runs of an instance (and over
+        // the pool's reuses): the time limit is per solve only from zero.
+        // SAFETY: valid instance; its clocks are stopped between runs.
+        let ret = unsafe {
+            ffi::Highs_zeroAllClocks(self.ptr);
+            ffi::Highs_run(self.ptr)
+        };
         let seconds = t0.elapsed().as_secs_f64();
         // SAFETY: valid instance.
         let raw = unsafe { ffi::Highs_getModelStatus(self.ptr) };
@@ -633,6 +641,13 @@ impl LoadedLp for HighsLp {
 
     fn problem(&self) -> &Problem {
         &self.problem
+    }
+
+    /// HiGHS's `time_limit` option: `seconds`, or the settings' limit
+    /// when that is less.
+    fn limit_time(&mut self, seconds: f64) -> Result<(), BackendError> {
+        let t = self.time_limit.map_or(seconds, |s| s.min(seconds));
+        self.set_double("time_limit", t.max(0.0))
     }
 
     /// Simplex without presolve, unless the settings chose an algorithm.
@@ -946,6 +961,46 @@ mod tests {
             s.raw_status
         );
         assert_ne!(s.status, Status::Infeasible);
+    }
+
+    /// A transport-like LP of `k` x `k` columns HiGHS needs iterations for.
+    fn transport(k: usize) -> Problem {
+        let mut b = ProblemBuilder::new(Sense::Minimise);
+        let supply: Vec<_> = (0..k).map(|_| b.add_row(f64::NEG_INFINITY, 1.0)).collect();
+        let demand: Vec<_> = (0..k).map(|_| b.add_row(1.0, INF)).collect();
+        for (i, &s) in supply.iter().enumerate() {
+            for (j, &d) in demand.iter().enumerate() {
+                let cost = ((i * 7919 + j * 104_729) % 1000) as f64 / 1000.0 + 0.5;
+                b.add_col(cost, 0.0, INF, [(s, 1.0), (d, 1.0)]);
+            }
+        }
+        b.build()
+    }
+
+    #[test]
+    fn a_loaded_lp_keeps_the_time_it_is_given_per_solve() {
+        let h = Highs::new(HighsSettings {
+            presolve: false,
+            algorithm: Algorithm::Simplex,
+            ..HighsSettings::default().with_time_limit(30.0).unwrap()
+        })
+        .unwrap();
+        let mut lp = h.load(transport(60)).unwrap();
+        lp.limit_time(0.0).unwrap();
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::TimeLimit, "{}", s.raw_status);
+        // The time given back, the same LP finishes: the clock of the
+        // first run does not count against the second.
+        lp.limit_time(1e9).unwrap();
+        let s = lp.solve().unwrap();
+        assert_eq!(s.status, Status::Optimal, "{}", s.raw_status);
+        let fresh = h.solve(transport(60)).unwrap();
+        assert!(
+            (s.objective - fresh.objective).abs() <= 1e-9 * fresh.objective,
+            "{} against {}",
+            s.objective,
+            fresh.objective
+        );
     }
 
     #[test]

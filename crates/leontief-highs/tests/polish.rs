@@ -115,7 +115,7 @@ fn polished_vertices_are_feasible_and_proved_optimal() {
         let (cols, rows) = lp.basis().expect("HiGHS has a basis");
         let slack = (vec![BasisStatus::Lower; n], vec![BasisStatus::Basic; m]);
         for (from, (c, r)) in [("HiGHS's basis", (cols, rows)), ("the slack basis", slack)] {
-            let e = polish(&p, &c, &r, 1_000)
+            let e = polish(&p, &c, &r, 1_000, None)
                 .unwrap_or_else(|e| panic!("case {case} from {from}: {e:?}"));
             let (bound, infeasible) = check(&p, &e.x, &e.row_dual);
             let scale = 1.0 + e.objective.abs();
@@ -146,5 +146,43 @@ fn a_wrong_count_of_basic_variables_is_refused() {
     let p = random_lp(&mut rng, 4, 3, Sense::Maximise);
     let cols = vec![BasisStatus::Basic; 4];
     let rows = vec![BasisStatus::Basic; 3];
-    assert!(polish(&p, &cols, &rows, 10).is_err());
+    assert!(polish(&p, &cols, &rows, 10, None).is_err());
+}
+
+/// max x with x + b1 = 1 and 1e-12 x + b2 = 0 (b1, b2 >= 0), from the
+/// basis {b1, b2}: b2's pivot is 1e-12 of x's column, but passing over
+/// it steps to x = 1, where b2 = -1e-12 is infeasible by far more than
+/// the tolerance. With no other column to take, its pivot stops the
+/// step at 0 (the optimum, x = 0); passed over, the pivots cycled.
+#[test]
+fn a_small_pivot_that_alone_blocks_the_step_is_taken() {
+    let mut b = ProblemBuilder::new(Sense::Maximise);
+    let r1 = b.add_row(1.0, 1.0);
+    let r2 = b.add_row(0.0, 0.0);
+    b.add_col(1.0, 0.0, f64::INFINITY, [(r1, 1.0), (r2, 1e-12)]);
+    b.add_col(0.0, 0.0, f64::INFINITY, [(r1, 1.0)]);
+    b.add_col(0.0, 0.0, f64::INFINITY, [(r2, 1.0)]);
+    let p = b.build();
+    let cols = [BasisStatus::Lower, BasisStatus::Basic, BasisStatus::Basic];
+    let rows = [BasisStatus::Lower, BasisStatus::Lower];
+    let e = polish(&p, &cols, &rows, 10, None).unwrap();
+    assert_eq!(e.x, vec![0.0, 1.0, 0.0], "{e:?}");
+    assert_eq!(e.objective, 0.0);
+}
+
+/// A deadline already past stops the pivots (before the first).
+#[test]
+fn a_past_deadline_stops_the_pivots() {
+    let mut rng = Rng(11);
+    let p = random_lp(&mut rng, 30, 20, Sense::Maximise);
+    let cols = vec![BasisStatus::Lower; 30];
+    let rows = vec![BasisStatus::Basic; 20];
+    let past = std::time::Instant::now();
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let e = polish(&p, &cols, &rows, 1_000, Some(past));
+    assert_eq!(
+        e.unwrap_err(),
+        leontief_model::polish::PolishError::TimeLimit
+    );
+    assert!(polish(&p, &cols, &rows, 1_000, None).is_ok());
 }
