@@ -1053,6 +1053,17 @@ const CAPPED_GROWTH_USERS: usize = 100;
 /// at 1,000 x 10,000 about 5 minutes against 15-25 s.
 const BLOCK_OPINION_USERS: usize = 500;
 
+/// Rows from which the rounds' LPs with exact pivots are solved from
+/// scratch ([`LoadedLp::prefer_cold_start`]). Warm-started (without
+/// presolve) from the round before, HiGHS took 10-37 s on some rounds'
+/// LPs at 1,000 x 10,000 with 10 eligible servers each (14,662 rows)
+/// that it solves in 0.5-1.6 s from scratch: with `--time-limit 240`,
+/// 345 users frozen against 278. On the placement grid (100 x 1,000)
+/// and at 200 x 2,000 it was no faster (200 x 2,000: 13.0 s against
+/// 12.1 s) and left 2 of the 10 runs `reduced_accuracy` (3 resources
+/// seed 1, and 200 x 2,000) where warm starts leave none.
+const COLD_START_ROWS: usize = 10_000;
+
 /// Relaxations of the frozen users' bounds tried, in turn, when a later
 /// round's LP comes back infeasible. The smallest first: a relaxation
 /// frees the frozen users' capacity to the users still rising, amplified
@@ -1240,8 +1251,10 @@ fn polished<L: LoadedLp>(
 ) -> Option<leontief_model::Solution> {
     /// Pivots allowed from HiGHS's basis (measured: up to 42 per LP on the
     /// placement grid; at 1,000 x 10,000 with 10 eligible most LPs need
-    /// 0-100, a few 200-1,200, and some more than 5,000, at about 7 ms
-    /// a pivot: those fall back to HiGHS's answer after at most 14 s).
+    /// 0-100, a few 200-2,000, at about 6 ms a pivot (7 ms before the
+    /// refinements started from the last pivot's values); those past it
+    /// fall back to HiGHS's answer after about 12 s. Some that needed
+    /// more than 5,000 are a cycle (`leontief_model::polish`).
     const MAX_PIVOTS: usize = 2_000;
     let exact = leontief_model::polish::polish_loaded(lp, MAX_PIVOTS, deadline)?;
     // Exact, whatever HiGHS's own status for it said.
@@ -1504,6 +1517,9 @@ fn rounds<B: LpBackend>(
             && lp.problem().num_rows() <= EXACT_PIVOTS_ROWS
             && lp.problem().num_cols() < EXACT_PIVOTS_WIDTH * lp.problem().num_rows(),
     );
+    if exact_pivots && lp.problem().num_rows() >= COLD_START_ROWS {
+        lp.prefer_cold_start()?;
+    }
     let runnable_users = runnable.iter().filter(|&&r| r).count();
     let weight = |n: usize| instance.users()[n].weight;
     // The exact ties of `freeze_relaxation` are for vertex solutions; an

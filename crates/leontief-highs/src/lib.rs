@@ -216,6 +216,8 @@ pub struct HighsLp {
     auto: bool,
     /// The settings' time limit (per solve).
     time_limit: Option<f64>,
+    /// Every solve from scratch ([`LoadedLp::prefer_cold_start`]).
+    cold: bool,
 }
 
 // SAFETY: a HiGHS instance is a self-contained C++ object with no thread
@@ -381,6 +383,7 @@ impl HighsLp {
             problem,
             auto: settings.algorithm == Algorithm::Auto,
             time_limit: settings.time_limit,
+            cold: false,
         };
         lp.set_bool("output_flag", settings.verbose)?;
         lp.set_bool("log_to_console", settings.verbose)?;
@@ -572,6 +575,9 @@ impl LoadedLp for HighsLp {
         // the pool's reuses): the time limit is per solve only from zero.
         // SAFETY: valid instance; its clocks are stopped between runs.
         let ret = unsafe {
+            if self.cold {
+                ffi::Highs_clearSolver(self.ptr);
+            }
             ffi::Highs_zeroAllClocks(self.ptr);
             ffi::Highs_run(self.ptr)
         };
@@ -650,8 +656,17 @@ impl LoadedLp for HighsLp {
         self.set_double("time_limit", t.max(0.0))
     }
 
-    /// Simplex without presolve, unless the settings chose an algorithm.
+    /// `Highs_clearSolver` before each run: no basis, presolve as the
+    /// settings say.
+    fn prefer_cold_start(&mut self) -> Result<(), BackendError> {
+        self.cold = true;
+        Ok(())
+    }
+
+    /// Simplex without presolve, unless the settings chose an algorithm,
+    /// from the last basis (no longer cold).
     fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
+        self.cold = false;
         if self.auto {
             self.set_string("solver", "simplex")?;
             self.set_string("presolve", "off")?;
@@ -1001,6 +1016,28 @@ mod tests {
             s.objective,
             fresh.objective
         );
+    }
+
+    #[test]
+    fn a_cold_start_solves_from_scratch_and_a_warm_one_from_the_last_basis() {
+        let h = Highs::new(HighsSettings {
+            presolve: false,
+            algorithm: Algorithm::Simplex,
+            ..HighsSettings::default()
+        })
+        .unwrap();
+        let mut lp = h.load(transport(30)).unwrap();
+        let first = lp.solve().unwrap();
+        assert!(first.iterations > 0);
+        // Unchanged, from its optimal basis: no iteration.
+        assert_eq!(lp.solve().unwrap().iterations, 0);
+        lp.prefer_cold_start().unwrap();
+        let cold = lp.solve().unwrap();
+        assert_eq!(cold.iterations, first.iterations);
+        assert_eq!(cold.objective, first.objective);
+        // Warm again.
+        lp.prefer_warm_simplex().unwrap();
+        assert_eq!(lp.solve().unwrap().iterations, 0);
     }
 
     #[test]
