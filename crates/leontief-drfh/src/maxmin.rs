@@ -174,9 +174,12 @@
 //! rounds where they are; the allocation is then the last level LP's
 //! point, feasible, with the users frozen so far at their exact levels
 //! and the others at least at the last of them ([`Freeze::Rising`]), the
-//! status `time_limit` (`iteration_limit`). With sparse placement lists at
+//! status `time_limit` (`iteration_limit`). Each LP and its exact pivots
+//! get only what is left of the run's time, so the run ends within a
+//! fraction of a second of its limit. With sparse placement lists at
 //! 1,000 x 10,000 (10 eligible each), where the rounds do not finish,
-//! `--time-limit 90` gives such a point with the lowest 198 levels exact.
+//! `--time-limit 240` gives such a point with the lowest 370 levels exact
+//! (`--time-limit 90`: 198, two sessions before).
 //!
 //! On a single pool the same operator has a closed form,
 //! [`progressive_filling`]: raise theta until a resource saturates or a user
