@@ -12,7 +12,7 @@
 //! where that is more: a basis of condition 1e10 leaves about 1e-22 of
 //! the values, and each tolerance adds four times its solve's last
 //! correction. A basis whose solves resolve less than 1e-9 of the
-//! values or duals (HiGHS's own tolerance) is refused
+//! largest value or dual (or of 1; HiGHS's own tolerance) is refused
 //! ([`PolishError::NotABasis`]); at 1e-14 that refused bases on the
 //! placement grid whose duals resolve to 2e-12 and were right.
 //!
@@ -176,8 +176,8 @@ pub fn polish(
         }
         // Infeasibility of the basic variables, beyond the rounding and
         // what the solve could resolve (an ill-conditioned basis leaves
-        // 1e-22 of the values; read as infeasible, that noise sent the
-        // pivots round a cycle of tiny steps at 1,000 x 10,000).
+        // 1e-22 of the values: a tolerance below that reads the solve's
+        // own error as infeasibility).
         let tol = |b: f64| 1e-24 * b.abs().max(1.0) + 4.0 * x_noise;
         let below = |v: usize| lo[v].is_finite() && x[v].lt(Dd::from(lo[v] - tol(lo[v])));
         let above = |v: usize| up[v].is_finite() && Dd::from(up[v] + tol(up[v])).lt(x[v]);
@@ -375,9 +375,9 @@ pub fn polish(
             (None, Some(_)) => flip_q(&mut status),
             (Some((s, pos, hit, _)), _) => {
                 // A step whose gain is below double-double's resolution
-                // of the objective is degenerate too (at 1,000 x 10,000
-                // the pivots went round a cycle of steps gaining 1e-35
-                // of it, which Bland's rule never saw).
+                // of the objective cannot be told from a degenerate one,
+                // and counts as one for Bland's rule (otherwise a run of
+                // such steps never starts it).
                 let scale: f64 = (0..n + m).map(|v| (phase_cost(v) * x[v].hi).abs()).sum();
                 if s.abs().hi * dq <= 1e-30 * scale {
                     degenerate += 1;
