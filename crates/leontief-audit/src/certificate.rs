@@ -9,6 +9,10 @@
 //!   u_n = min over the entries i user n may run on of d_n . p_i,
 //! ```
 //!
+//! (with placement lists, over the entries the closure rule of
+//! [`crate::closure`] leaves open to n in that round: the lexicographic
+//! max-min allocation keeps off the others, so the bound holds for it),
+//!
 //! with X_n user n's tasks. In round r of the lexicographic max-min every
 //! user frozen earlier keeps at least its tasks and every other user at
 //! least the tasks of the round's level theta_r: lower bounds X'_k. Then for
@@ -95,6 +99,10 @@ pub fn max_min_certificate(
                 .sum()
         })
         .collect();
+    // With placement lists, each round's bound is over the pairs the
+    // closure rule leaves open (see [`crate::closure`]).
+    let closure =
+        crate::closure::Closure::new(instance, sigma, user_tasks, frozen_round, placement);
     let mut certified = vec![false; nu];
     for c in rounds {
         let r_k = c.round;
@@ -149,7 +157,7 @@ pub fn max_min_certificate(
             out.pairs += list.len();
             let d = &users[n].demand;
             let (mut best, mut at) = (f64::INFINITY, None);
-            for &i in &list {
+            for &i in list.iter().filter(|i| closure.is_open(n, i.0, r_k)) {
                 let v: f64 = d.iter().zip(&c.prices[i.0]).map(|(d, p)| d * p).sum();
                 if v < best {
                     (best, at) = (v, Some(i.0));

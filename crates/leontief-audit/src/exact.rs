@@ -223,6 +223,15 @@ pub fn exact_certificate(
         (!placement || instance.eligible(leontief_core::UserId(n), ServerId(i)))
             && (0..m).all(|r| users[n].demand[r] == 0.0 || servers[i].capacity[r] > 0.0)
     };
+    // The same restriction as the float check (the rule's decisions have
+    // a margin of 1e-6, far above any rounding of the levels).
+    let float_sigma = if dominant {
+        leontief_core::shares::dominant_sigma(instance)
+    } else {
+        sigma.to_vec()
+    };
+    let closure =
+        crate::closure::Closure::new(instance, &float_sigma, user_tasks, frozen_round, placement);
     let mut certified = vec![false; nu];
     let mut worst = BigRational::zero();
     let total: Vec<BigRational> = (0..m)
@@ -294,7 +303,7 @@ pub fn exact_certificate(
                 continue;
             }
             let mut best: Option<(BigRational, usize)> = None;
-            for i in (0..k).filter(|&i| runs_on(n, i)) {
+            for i in (0..k).filter(|&i| runs_on(n, i) && closure.is_open(n, i, c.round)) {
                 out.pairs += 1;
                 let v = (0..m)
                     .filter(|&r| !demand[n][r].is_zero() && !p[i][r].is_zero())

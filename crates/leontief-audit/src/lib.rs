@@ -22,6 +22,7 @@
 
 pub mod bbf;
 mod certificate;
+pub mod closure;
 mod envy;
 pub mod equilibrium;
 pub mod exact;

@@ -130,3 +130,89 @@ fn a_sliver_of_the_blocking_resource_is_still_proved() {
     assert_eq!(float, None);
     assert!(exact);
 }
+
+/// Two rounds' certificates, float and exact checks: violations of the
+/// float check (empty when it holds) and the exact verdict.
+fn check_rounds(
+    inst: &Instance,
+    sigma: &[f64],
+    tasks: &[Vec<f64>],
+    frozen: &[usize],
+    rounds: &[RoundPrices],
+) -> (Vec<String>, bool) {
+    let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
+    let float = max_min_certificate(inst, sigma, &user_tasks, frozen, rounds, true, 1e-7, 1e-6);
+    let exact = exact_certificate(
+        inst,
+        false,
+        sigma,
+        tasks,
+        &user_tasks,
+        frozen,
+        rounds,
+        true,
+        1e-7,
+        1e-6,
+    );
+    (float.violations, exact.ok)
+}
+
+/// Two servers of two resources, s1 (capacity 1) and s2 (capacity 10);
+/// u1 may run on s1 only, u2 anywhere; both demand one of each. The
+/// answer: u1 fills s1 (level 1, round 1), u2 fills s2 (level 10, round
+/// 2). `cap`: u1's task cap.
+fn small_and_large(cap: Option<f64>) -> Instance {
+    let cap = cap.map_or(String::new(), |c| format!(r#", "tasks": {c}"#));
+    Instance::from_json_str(&format!(
+        r#"{{"resources": ["cpu", "mem"],
+            "servers": [{{"name": "s1", "capacity": [1, 1]}}, {{"name": "s2", "capacity": [10, 10]}}],
+            "users": [{{"name": "u1", "demand": [1, 1], "servers": ["s1"]{cap}}},
+                      {{"name": "u2", "demand": [1, 1]}}]}}"#
+    ))
+    .unwrap()
+}
+
+/// Round 2's prices price s1 at 0: over every pair u2 could take s1 for
+/// free, and the bound proves nothing; but u1 ends below its cap and
+/// lower than u2 on s1, so the lexicographic max-min keeps u2 off s1 (the
+/// closure rule), and over the pairs it leaves open the same prices prove
+/// u2. With u1 at its cap (u1 could not use more of s1), the rule does
+/// not apply and the same prices are refused; so is u2 holding 1% less.
+#[test]
+fn a_round_is_proved_on_the_entries_a_lower_user_closes() {
+    let tasks = vec![vec![1.0, 0.0], vec![0.0, 10.0]];
+    let frozen = [1, 2];
+    let rounds = [
+        RoundPrices {
+            round: 1,
+            users: vec![0],
+            prices: vec![vec![1.0, 0.0], vec![0.0, 0.0]],
+        },
+        RoundPrices {
+            round: 2,
+            users: vec![1],
+            prices: vec![vec![0.0, 0.0], vec![0.1, 0.0]],
+        },
+    ];
+    let sigma = [1.0, 1.0];
+    let (violations, exact) =
+        check_rounds(&small_and_large(None), &sigma, &tasks, &frozen, &rounds);
+    assert!(violations.is_empty(), "{violations:?}");
+    assert!(exact);
+    let (violations, exact) = check_rounds(
+        &small_and_large(Some(1.0)),
+        &sigma,
+        &tasks,
+        &frozen,
+        &rounds,
+    );
+    assert!(
+        violations.iter().any(|v| v.contains("round 2")),
+        "{violations:?}"
+    );
+    assert!(!exact);
+    let less = vec![vec![1.0, 0.0], vec![0.0, 9.9]];
+    let (violations, exact) = check_rounds(&small_and_large(None), &sigma, &less, &frozen, &rounds);
+    assert!(!violations.is_empty());
+    assert!(!exact);
+}

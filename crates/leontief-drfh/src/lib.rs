@@ -18,8 +18,10 @@
 
 mod block_ipm;
 mod capped;
+mod closing;
 mod direct;
 mod groups;
+mod live;
 pub mod maxmin;
 mod merge;
 pub mod nfc;

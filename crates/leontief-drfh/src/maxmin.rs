@@ -168,6 +168,34 @@
 //! (Markowitz pivots with a threshold): the dense kernel of the first
 //! version took 64% of a run at 1,000 x 10,000 (14,661 rows).
 //!
+//! ## Closed entries and the live part: placement lists at scale
+//!
+//! Most of that ill-conditioning was the rounds' own making. In a
+//! lexicographic max-min allocation a user above another one that is
+//! below its cap runs nothing on an entry where the lower one is
+//! eligible, if it demands every resource the lower one demands (a sliver
+//! moved to the lower user would raise it: [`crate::closing`]). So once a
+//! round is complete (a later level LP rose above it), its users' entries
+//! are closed to the users still rising: the rising users stop depending,
+//! through chains of shared servers, on the frozen users' bounds, and
+//! most later LPs need no exact pivot at all. Closed only to users whose
+//! level is still to be found: closed to those the round just froze (at
+//! levels an open LP found), their bounds came out infeasible by 2e-9,
+//! the frozen bounds' rounding amplified. Each later round's certificate
+//! is then a proof on the closed pairs, which the audit accepts by the
+//! same rule, read off the allocation with its own code
+//! (`leontief-audit`'s `closure`).
+//!
+//! Once the complete rounds' users share no entry with the live users
+//! (those still rising or frozen in the last round) and the live users
+//! are at most [`LIVE_FRACTION`] of the LP's, the rounds go on with the
+//! live part alone, a new and smaller LP ([`crate::live`]), and so on.
+//! Measured (placement 1,000 x 10,000, 10 eligible each, 2 resources,
+//! seed 1; benches/REPORT.md, twenty-eighth session): with closed entries
+//! alone, all 386 rounds in 163 s (393 LPs; before, 370 of 1,000 users
+//! in 240 s and no end), with live parts 22-25 s end to end, `optimal`,
+//! certified (worst room 5.7e-12); 300 x 3,000 from 61 s to 6 s.
+//!
 //! ## Stopped early
 //!
 //! The run's time limit (and [`MaxMinSettings::round_limit`]) ends the
@@ -176,15 +204,14 @@
 //! and the others at least at the last of them ([`Freeze::Rising`]), the
 //! status `time_limit` (`iteration_limit`). Each LP and its exact pivots
 //! get only what is left of the run's time, so the run ends within a
-//! fraction of a second of its limit. With sparse placement lists at
-//! 1,000 x 10,000 (10 eligible each), where the rounds do not finish,
-//! `--time-limit 240` gives such a point with the lowest 370 levels exact
-//! (`--time-limit 90`: 198, two sessions before).
+//! fraction of a second of its limit. A live part stopped this way
+//! leaves its own last point (or, stopped before its first LP, the run's).
 //!
 //! On a single pool the same operator has a closed form,
 //! [`progressive_filling`]: raise theta until a resource saturates or a user
 //! reaches its cap, freeze the users touching it, repeat.
 
+use crate::closing::Closing;
 use leontief_core::{Instance, ResourceId, ServerId, UserId};
 use leontief_model::{
     BackendError, Col, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Status,
@@ -282,7 +309,25 @@ pub struct MaxMinSettings {
     /// more users at that level. One LP per round where the growth LPs
     /// took three or more (benches/REPORT.md, twenty-sixth session).
     pub defer_growth: bool,
+    /// Go on with the live part alone ([`crate::live`]) once at most
+    /// [`LIVE_FRACTION`] of the users of the round's LP are live, from
+    /// [`LIVE_FROM_USERS`] users (default true; placement lists, the flat
+    /// LP). Off, every round solves the whole LP.
+    pub live_parts: bool,
 }
+
+/// Runnable users from which the rounds go on with the live part alone
+/// ([`MaxMinSettings::live_parts`]); below, an LP of the whole costs
+/// about what a new one for the part would.
+pub const LIVE_FROM_USERS: usize = 32;
+
+/// The rounds go on with the live part alone once it holds at most this
+/// fraction of the users of the round's LP. Measured (placement 1,000 x
+/// 10,000, 10 eligible, 2 resources, seed 1, end to end): 0.5: 45.1 s;
+/// 0.65: 39.5 s; 0.8: 31.0-31.3 s; 0.9: 22.1-24.8 s; 0.95: 25.2 s; 0.97:
+/// 21.7 s (this machine varies by 20-30%). Each part costs a new LP
+/// solved from scratch, its first round repeating the last.
+const LIVE_FRACTION: f64 = 0.9;
 
 impl Default for MaxMinSettings {
     fn default() -> Self {
@@ -298,6 +343,7 @@ impl Default for MaxMinSettings {
             round_limit: None,
             exact_pivots: None,
             defer_growth: true,
+            live_parts: true,
         }
     }
 }
@@ -398,6 +444,11 @@ pub struct MaxMinOutcome {
     /// Groups of entries when the pooled levels were realised group by
     /// group ([`crate::groups`]).
     pub groups: Option<usize>,
+    /// Pairs closed to the users still rising ([`crate::closing`]).
+    pub closed_pairs: usize,
+    /// Times the rounds went on with the live part alone
+    /// ([`crate::live`]).
+    pub live_parts: usize,
 }
 
 impl MaxMinOutcome {
@@ -428,6 +479,8 @@ impl MaxMinOutcome {
             capped: false,
             merged_classes: None,
             groups: None,
+            closed_pairs: 0,
+            live_parts: 0,
         }
     }
 
@@ -863,6 +916,7 @@ pub(crate) fn dual_blocked(
     lower: &[f64],
     candidates: &[usize],
     tol: f64,
+    closing: Option<&Closing>,
 ) -> (Vec<usize>, Vec<f64>) {
     let prices = certificate_prices(mm, row_dual);
     let cost = compensated_sum(
@@ -871,7 +925,10 @@ pub(crate) fn dual_blocked(
             .filter(|&&j| j != usize::MAX)
             .map(|&j| row_dual[j].max(0.0)),
     );
-    let u = crate::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices);
+    let u = match closing {
+        None => crate::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices),
+        Some(c) => cheapest_open(mm, instance, &prices, c),
+    };
     let held = compensated_sum(
         (0..u.len())
             .filter(|&k| mm.runnable[k])
@@ -893,6 +950,38 @@ pub(crate) fn dual_blocked(
         .filter(|&n| u[n] > 0.0 && room <= tol * u[n])
         .collect();
     (proved, prices)
+}
+
+/// Each runnable user's cheapest level unit at `prices` over its pairs in
+/// `mm` that `closing` leaves open (0 where none is).
+fn cheapest_open(
+    mm: &MaxMinLp,
+    instance: &Instance,
+    prices: &[f64],
+    closing: &Closing,
+) -> Vec<f64> {
+    let m = instance.num_resources();
+    (0..mm.pairs.len())
+        .map(|n| {
+            if !mm.runnable[n] {
+                return 0.0;
+            }
+            let d = &instance.users()[n].demand;
+            let best = mm.pairs[n]
+                .iter()
+                .filter(|&&(_, c)| !closing.is_closed(c))
+                .map(|&(i, _)| {
+                    let p = &prices[i.0 * m..(i.0 + 1) * m];
+                    d.iter().zip(p).map(|(d, p)| d * p).sum::<f64>()
+                })
+                .fold(INF, f64::min);
+            if best.is_finite() {
+                mm.coef[n] * best
+            } else {
+                0.0
+            }
+        })
+        .collect()
 }
 
 /// A sum of non-negative terms, compensated (Neumaier): within 2 eps of
@@ -1523,6 +1612,18 @@ fn rounds<B: LpBackend>(
     if exact_pivots && lp.problem().num_rows() >= COLD_START_ROWS {
         lp.prefer_cold_start()?;
     }
+    // Entries closed to the rising users once the rounds below them are
+    // complete (placement lists, the flat LP: see [`crate::closing`]).
+    let mut closing = if placement && !generate {
+        Closing::new(
+            instance,
+            &mm,
+            lp.problem().num_cols(),
+            settings.level_tolerance,
+        )
+    } else {
+        None
+    };
     let runnable_users = runnable.iter().filter(|&&r| r).count();
     let weight = |n: usize| instance.users()[n].weight;
     // The exact ties of `freeze_relaxation` are for vertex solutions; an
@@ -1675,6 +1776,7 @@ fn rounds<B: LpBackend>(
                 &lower,
                 &candidates,
                 tol,
+                closing.as_ref(),
             );
             let mut is_proved = vec![false; nu];
             for &n in &proved {
@@ -1856,12 +1958,28 @@ fn rounds<B: LpBackend>(
             } else {
                 Freeze::Blocked
             };
+            if let Some(c) = closing.as_mut() {
+                // Its task cap in level units (not `y_upper`, the level of
+                // the user alone on its entries: a user there leaves no
+                // room on them to anyone who needs what it needs).
+                c.frozen(n, t_star, cap / coef[n]);
+            }
             lp.set_row_bounds(level[n], -INF, INF)?;
             lp.set_col_bounds(
                 ycols[n],
                 (t_star * (1.0 - relaxation)).min(y_upper[n]),
                 y_upper[n],
             )?;
+        }
+        if let Some(c) = closing.as_mut() {
+            // Every user active at this round's start reached t*: the
+            // rounds below it are complete. Closed only to the users
+            // still active, whose levels are still to be found (closed to
+            // one whose level an open LP found, they can leave its bound
+            // infeasible by the frozen bounds' rounding, amplified
+            // through chains of shared servers: measured 2e-9).
+            c.close(&mut lp, &active, t_star)?;
+            out.closed_pairs = c.count;
         }
         last = Some(sol);
         if let Some(p) = &settings.progress {
@@ -1872,6 +1990,75 @@ fn rounds<B: LpBackend>(
                 lps: out.lps,
                 level: t_star / mm.scale,
             });
+        }
+        // At most LIVE_FRACTION of the users live: the rounds go on with
+        // them alone, one connected component at a time ([`crate::live`]).
+        let live = (0..nu)
+            .filter(|&n| runnable[n] && (active[n] || out.frozen_round[n] == out.rounds))
+            .count();
+        let parts = closing
+            .as_ref()
+            .filter(|_| {
+                settings.live_parts
+                    && settings.round_limit.is_none()
+                    && runnable_users >= LIVE_FROM_USERS
+                    && live as f64 <= LIVE_FRACTION * runnable_users as f64
+                    && active.iter().any(|&a| a)
+            })
+            .and_then(|c| {
+                crate::live::parts(instance, &mm, c, &active, &out.frozen_round, out.rounds)
+            });
+        if let Some(parts) = parts {
+            let round = out.rounds;
+            let mut subs = Vec::with_capacity(parts.len());
+            // Users frozen before each part, for the progress reports.
+            let mut frozen_before = runnable_users - live;
+            let (mut lps_before, mut rounds_before) = (out.lps, round - 1);
+            for part in &parts {
+                let sub_sigma: Vec<f64> = part.users.iter().map(|&n| sigma[n]).collect();
+                let mut sub_settings = settings.clone();
+                if let Some(p) = settings.progress.clone() {
+                    let (f, l, r) = (frozen_before, lps_before, rounds_before);
+                    sub_settings.progress = Some(crate::progress::Progress::new(move |q| {
+                        p.report(&crate::progress::RoundProgress {
+                            round: q.round + r,
+                            frozen: q.frozen + f,
+                            users: runnable_users,
+                            lps: q.lps + l,
+                            level: q.level,
+                        })
+                    }));
+                }
+                let sub = rounds(
+                    backend,
+                    &part.instance,
+                    &sub_sigma,
+                    true,
+                    &sub_settings,
+                    None,
+                    false,
+                    t_build,
+                )?;
+                frozen_before += part.users.len();
+                lps_before += sub.lps;
+                rounds_before += sub.rounds;
+                subs.push(sub);
+            }
+            for c in &mut out.certificates {
+                c.users.retain(|&n| out.freeze[n] == Freeze::Blocked);
+            }
+            let x = last.map(|s| s.x).unwrap_or_default();
+            finish(&mut out, &mm, &x, instance, sigma);
+            crate::live::merge(
+                &mut out,
+                &parts,
+                subs,
+                round,
+                instance.num_entries(),
+                instance.num_resources(),
+            );
+            out.certificates.retain(|c| !c.users.is_empty());
+            return Ok(out);
         }
     }
     // Certificates name users it proves blocked; capped users are proved
@@ -2060,7 +2247,7 @@ mod tests {
         row_dual[mm.cap_row[1]] = p_b;
         let lower: Vec<f64> = mm.coef.iter().map(|c| 1.0 / c).collect();
         let tol = 1e-7 * lower[0].min(lower[1]);
-        dual_blocked(&mm, &instance, true, &row_dual, &lower, &[0, 1], tol).0
+        dual_blocked(&mm, &instance, true, &row_dual, &lower, &[0, 1], tol, None).0
     }
 
     #[test]

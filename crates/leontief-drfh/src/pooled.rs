@@ -471,8 +471,16 @@ fn one_round(
         .collect();
     let smallest = users.iter().map(|&n| lower[n]).fold(INF, f64::min);
     let tol = level_tolerance * smallest;
-    let (proved, prices) =
-        dual_blocked(mm, instance, placement, &sol.row_dual, &lower, &users, tol);
+    let (proved, prices) = dual_blocked(
+        mm,
+        instance,
+        placement,
+        &sol.row_dual,
+        &lower,
+        &users,
+        tol,
+        None,
+    );
     if proved.len() != users.len() {
         return None;
     }
