@@ -97,6 +97,54 @@ pub struct RoundPrices {
     pub prices: Vec<Vec<f64>>,
 }
 
+/// A certificate round as printed: `prices` one row per entry (the dense
+/// layout), or, with `entries`, one row per listed entry and 0 for every
+/// other (the sparse layout).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+pub struct PrintedRound {
+    /// The round (1-based).
+    pub round: usize,
+    /// The users (indices) the prices certify.
+    pub users: Vec<usize>,
+    /// Per entry (or per listed entry), per resource.
+    pub prices: Vec<Vec<f64>>,
+    /// The sparse layout: the entries `prices` are for.
+    #[serde(default)]
+    pub entries: Option<Vec<usize>>,
+}
+
+impl PrintedRound {
+    /// The round with one row of `m` prices per entry of `k`; the error
+    /// names the field (relative to the round) that does not fit.
+    pub fn into_dense(self, k: usize, m: usize) -> Result<RoundPrices, String> {
+        let prices = match self.entries {
+            None => self.prices,
+            Some(entries) => {
+                if entries.len() != self.prices.len() {
+                    return Err(format!(
+                        "entries has {} indices and prices {} rows: they must be as long",
+                        entries.len(),
+                        self.prices.len()
+                    ));
+                }
+                let mut dense = vec![vec![0.0; m]; k];
+                for (j, (i, row)) in entries.into_iter().zip(self.prices).enumerate() {
+                    if i >= k {
+                        return Err(format!("entries[{j}] is {i}, the instance has {k} entries"));
+                    }
+                    dense[i] = row;
+                }
+                dense
+            }
+        };
+        Ok(RoundPrices {
+            round: self.round,
+            users: self.users,
+            prices,
+        })
+    }
+}
+
 /// The sparse layout of `tasks`: its nonzero entries, row by row (COO:
 /// `tasks[user[j]][server[j]] = tasks_value[j]`, every other entry 0).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]

@@ -22,7 +22,8 @@ pub mod strategies;
 pub mod verification;
 
 pub use allocation::{
-    jain, Allocation, MaxMinCertificate, Metrics, RoundPrices, SparseTasks, TotalCertificate,
+    jain, Allocation, MaxMinCertificate, Metrics, PrintedRound, RoundPrices, SparseTasks,
+    TotalCertificate,
 };
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{

@@ -197,6 +197,20 @@ def test_dense_and_sparse_layouts_describe_one_allocation():
     np.testing.assert_array_equal(tasks, coo["tasks"])
 
 
+def test_sparse_certificates_read_back_as_the_dense_ones():
+    inst = lt.generate("placement", 20, servers=200, resources=2, seed=1, eligible=5)
+    dense = lt.solve(inst, "drfh", layout="dense")
+    sparse = lt.solve(inst, "drfh", layout="sparse")
+    rounds = sparse["certificate"]["rounds"]
+    assert rounds and all("entries" in r for r in rounds)
+    assert sum(len(r["entries"]) for r in rounds) < len(rounds) * 200
+    a, b = dense.round_prices, sparse.round_prices
+    assert len(a) == len(b) == len(rounds)
+    for x, y in zip(a, b):
+        assert x.shape == (200, 2)
+        np.testing.assert_array_equal(x, y)
+
+
 def test_exact_pivots_on_and_off_agree_where_highs_is_accurate():
     inst = lt.generate("placement", 20, servers=200, resources=2, seed=1, eligible=5)
     runs = [lt.solve(inst, "drfh", exact_pivots=e) for e in (True, False, None)]

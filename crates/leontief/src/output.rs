@@ -35,7 +35,17 @@ pub fn to_json(mut a: crate::Solution, layout: Layout, pretty: bool) -> Result<S
         let dense = std::mem::take(&mut a.tasks);
         let coo = leontief_core::SparseTasks::from_dense(&dense, servers);
         drop(dense);
+        // The certificate's rounds sparse too, each written straight from
+        // its dense rows (as a JSON tree, 387 dense rounds of 10,000
+        // entries took 250 MB).
+        let rounds = a
+            .certificate
+            .as_mut()
+            .map(|c| std::mem::take(&mut c.rounds));
         let mut v = serde_json::to_value(&a).context("serialising the allocation")?;
+        if let (Some(rounds), Some(c)) = (rounds, v.get_mut("certificate")) {
+            c["rounds"] = rounds.iter().map(sparse_round).collect();
+        }
         if let serde_json::Value::Object(map) = &mut v {
             map.remove("tasks");
             map.insert("layout".into(), serde_json::json!("sparse"));
@@ -55,4 +65,23 @@ pub fn to_json(mut a: crate::Solution, layout: Layout, pretty: bool) -> Result<S
         serde_json::to_string(&a)
     };
     Ok(text.context("serialising the allocation")?)
+}
+
+/// A certificate round in the sparse layout: only the entries with some
+/// nonzero price, listed in `entries` (every other entry's prices are 0).
+/// With placement lists at 1,000 x 10,000 the dense rows were 46 MB, 0.3%
+/// of them nonzero.
+fn sparse_round(r: &leontief_core::RoundPrices) -> serde_json::Value {
+    let (entries, prices): (Vec<usize>, Vec<&Vec<f64>>) = r
+        .prices
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| row.iter().any(|&p| p != 0.0))
+        .unzip();
+    serde_json::json!({
+        "round": r.round,
+        "users": r.users,
+        "entries": entries,
+        "prices": prices,
+    })
 }

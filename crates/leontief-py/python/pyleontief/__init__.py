@@ -284,8 +284,20 @@ class Solution:
     def round_prices(self) -> list:
         """The max-min certificate's prices per round (K x m arrays; empty
         when there is no certificate)."""
-        c = self.to_dict().get("certificate") or {}
-        return [np.asarray(r["prices"], dtype=float) for r in c.get("rounds", [])]
+        d = self.to_dict()
+        c = d.get("certificate") or {}
+        out = []
+        for r in c.get("rounds", []):
+            if "entries" in r:
+                # The sparse layout: rows for the listed entries, 0 elsewhere.
+                util = d["metrics"]["server_utilisation"]
+                dense = np.zeros((len(util), len(util[0]) if util else 0))
+                if r["entries"]:
+                    dense[np.asarray(r["entries"], dtype=int)] = np.asarray(r["prices"], dtype=float)
+                out.append(dense)
+            else:
+                out.append(np.asarray(r["prices"], dtype=float))
+        return out
 
     def __repr__(self) -> str:
         return (

@@ -6,7 +6,7 @@ use crate::error::{bad_input, Error};
 use crate::{Instance, Mechanism};
 use leontief_audit::exact::{exact_certificate, ExactCheck};
 use leontief_core::shares::{kdf_sigma, tsf_sigma};
-use leontief_core::RoundPrices;
+use leontief_core::{PrintedRound, RoundPrices};
 use serde_json::Value;
 
 /// Re-check exactly the certificate of `allocation` (the JSON `leontief
@@ -27,8 +27,18 @@ pub fn exact(
             "the allocation carries no max-min certificate (certificate.rounds): --exact checks the certificates drfh, kdf and tsf print on several servers",
         )
     })?;
-    let rounds: Vec<RoundPrices> = serde_json::from_value(rounds.clone())
+    // Either layout (sparse: `entries` lists the rows of `prices`).
+    let printed: Vec<PrintedRound> = serde_json::from_value(rounds.clone())
         .map_err(|e| bad_input(format!("allocation.certificate.rounds: {e}")))?;
+    let (k, m) = (instance.num_entries(), instance.num_resources());
+    let rounds: Vec<RoundPrices> = printed
+        .into_iter()
+        .enumerate()
+        .map(|(j, r)| {
+            r.into_dense(k, m)
+                .map_err(|e| bad_input(format!("allocation.certificate.rounds[{j}].{e}")))
+        })
+        .collect::<Result<_, _>>()?;
     let frozen: Vec<usize> = v
         .get("frozen_round")
         .cloned()
