@@ -30,6 +30,16 @@ drfh hetero 300 3000 2 3
 drfh hetero 300 3000 3 1
 drfh hetero 300 3000 4 1
 drfh placement 1000 1000 2 1 50
+drfh placement 300 3000 2 1 10
+drfh placement 300 3000 3 1 10
+drfh placement 300 3000 4 1 10
+drfh placement 1000 10000 2 1 10
+drfh placement 1000 10000 2 2 10
+drfh placement 1000 10000 2 3 10
+drfh placement 1000 10000 3 1 10
+drfh placement 1000 10000 3 2 10
+drfh placement 1000 10000 4 1 10
+drfh placement 1000 10000 4 2 10
 drfh hetero 1000 10000 2 1
 drfh hetero 1000 10000 2 2
 drfh hetero 1000 10000 2 3

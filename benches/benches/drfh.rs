@@ -56,8 +56,9 @@ fn bench(c: &mut Criterion) {
 /// large-scale path, certificate check), where ten samples fit: the
 /// Google cell with 1,000 users (seeds 1-3), 100 x
 /// 1,000 heterogeneous with 2, 3 and 4 resources, the two hardest
-/// seeds with 4, and the group path at 300 x 3,000 and 1,000 x 10,000
-/// (the larger sizes: the `maxmin_scale` runner).
+/// seeds with 4, the group path at 300 x 3,000 and 1,000 x 10,000, and
+/// placement lists of 10 at 300 x 3,000 (the larger sizes: the
+/// `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
     use leontief::{Mechanism, Options};
     let mut g = c.benchmark_group("maxmin_scale");
@@ -99,6 +100,15 @@ fn datacenter(c: &mut Criterion) {
         let inst = leontief_core::generate::heterogeneous(n, k, m, 1);
         g.bench_function(
             BenchmarkId::new("drfh_verified", format!("hetero/n{n}/k{k}/m{m}")),
+            |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
+        );
+    }
+    // Sparse placement lists (10 eligible each): closed entries and live
+    // parts, every LP made exact (1,000 x 10,000: the runner).
+    for m in [2usize, 4] {
+        let inst = leontief_core::generate::placement(300, 3000, m, 10, 1);
+        g.bench_function(
+            BenchmarkId::new("drfh_verified", format!("placement/n300/k3000/e10/m{m}")),
             |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }

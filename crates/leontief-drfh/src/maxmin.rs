@@ -190,11 +190,14 @@
 //! (those still rising or frozen in the last round) and the live users
 //! are at most [`LIVE_FRACTION`] of the LP's, the rounds go on with the
 //! live part alone, a new and smaller LP ([`crate::live`]), and so on.
-//! Measured (placement 1,000 x 10,000, 10 eligible each, 2 resources,
-//! seed 1; benches/REPORT.md, twenty-eighth session): with closed entries
-//! alone, all 386 rounds in 163 s (393 LPs; before, 370 of 1,000 users
-//! in 240 s and no end), with live parts 22-25 s end to end, `optimal`,
-//! certified (worst room 5.7e-12); 300 x 3,000 from 61 s to 6 s.
+//! Live users that share no open entry, directly or through others, are
+//! separate problems: each connected component is its own LP. Measured
+//! (placement 1,000 x 10,000, 10 eligible each; benches/REPORT.md,
+//! twenty-eighth session): with closed entries alone, 2 resources seed
+//! 1, all 386 rounds in 163 s (393 LPs; before, 370 of 1,000 users in
+//! 240 s and no end); with live parts 17-22 s end to end with 2 and 3
+//! resources, 18-33 s with 4 (seeds 1-3), `optimal`, certified (worst
+//! room 5.7e-12); 300 x 3,000 from 61 s to 1.5-2.7 s.
 //!
 //! ## Stopped early
 //!
@@ -323,11 +326,14 @@ pub const LIVE_FROM_USERS: usize = 32;
 
 /// The rounds go on with the live part alone once it holds at most this
 /// fraction of the users of the round's LP. Measured (placement 1,000 x
-/// 10,000, 10 eligible, 2 resources, seed 1, end to end): 0.5: 45.1 s;
-/// 0.65: 39.5 s; 0.8: 31.0-31.3 s; 0.9: 22.1-24.8 s; 0.95: 25.2 s; 0.97:
-/// 21.7 s (this machine varies by 20-30%). Each part costs a new LP
-/// solved from scratch, its first round repeating the last.
-const LIVE_FRACTION: f64 = 0.9;
+/// 10,000, 10 eligible, 2 resources, seed 1, end to end, in one part):
+/// 0.5: 45.1 s; 0.65: 39.5 s; 0.8: 31.0-31.3 s; 0.9: 22.1-24.8 s; 0.95:
+/// 25.2 s; 0.97: 21.7 s (this machine varies by 20-30%). With components,
+/// the same hour, 0.9 against 0.95: 24.8 / 22.2 s (2 resources, seed 1),
+/// 32.0-32.9 / 30.2 s (4 resources, seed 1), 3.68 / 3.18 s (300 x 3,000,
+/// 4 resources). Each part costs a new LP solved from scratch, its first
+/// round repeating the last.
+const LIVE_FRACTION: f64 = 0.95;
 
 impl Default for MaxMinSettings {
     fn default() -> Self {
