@@ -101,8 +101,14 @@ pub fn max_min_certificate(
         .collect();
     // With placement lists, each round's bound is over the pairs the
     // closure rule leaves open (see [`crate::closure`]).
-    let closure =
-        crate::closure::Closure::new(instance, sigma, user_tasks, frozen_round, placement);
+    let closure = crate::closure::Closure::new(
+        instance,
+        sigma,
+        user_tasks,
+        frozen_round,
+        placement,
+        tolerance,
+    );
     let mut certified = vec![false; nu];
     for c in rounds {
         let r_k = c.round;

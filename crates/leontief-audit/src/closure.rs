@@ -4,8 +4,9 @@
 //!
 //! **The rule.** In round r, user n may not use entry i when some user s
 //! eligible on i froze in an earlier round than both r and n's own, below
-//! its cap (by [`CLOSURE_GAP`]), demands no resource n does not demand,
-//! and sits by more than [`CLOSURE_GAP`] (relative) below n's level (for
+//! its cap (by the gap, [`CLOSURE_GAP`] or ten times the check's
+//! tolerance), demands no resource n does not demand, and sits by more
+//! than the gap (relative) below n's level (for
 //! a user n of round r or later: below the lowest level of round r and
 //! the rounds after it).
 //!
@@ -31,8 +32,11 @@
 use leontief_core::{Instance, UserId};
 
 /// How far below its cap a user must end, and how far below a user's
-/// level (relative) a lower one, for the rule to close its entries.
-pub const CLOSURE_GAP: f64 = 1e-6;
+/// level (relative) a lower one, for the rule to close its entries: at
+/// least this, and ten times the check's own tolerance (the proofs of the
+/// earlier rounds hold the lower user's level only that closely, and the
+/// lemma needs it strictly below).
+pub const CLOSURE_GAP: f64 = 1e-5;
 
 /// The lowest frozen user below its cap on an entry, per set of demanded
 /// resources.
@@ -47,6 +51,7 @@ struct Guard {
 /// or with more than 64 resources).
 #[derive(Debug, Clone)]
 pub struct Closure {
+    gap: f64,
     support: Vec<u64>,
     guards: Vec<Vec<Guard>>,
     /// The lowest level of the users of each round or later (index =
@@ -59,13 +64,14 @@ pub struct Closure {
 impl Closure {
     /// The rule for `user_tasks` with shares `sigma_n x_n` and the rounds
     /// `frozen_round` (0: never ran); `placement`: the instance's lists
-    /// apply.
+    /// apply; `tolerance`: the relative rise the check allows.
     pub fn new(
         instance: &Instance,
         sigma: &[f64],
         user_tasks: &[f64],
         frozen_round: &[usize],
         placement: bool,
+        tolerance: f64,
     ) -> Closure {
         let (nu, m) = (instance.num_users(), instance.num_resources());
         let users = instance.users();
@@ -76,6 +82,7 @@ impl Closure {
             && user_tasks.len() == nu
             && frozen_round.len() == nu;
         let mut out = Closure {
+            gap: CLOSURE_GAP.max(10.0 * tolerance),
             support: Vec::new(),
             guards: Vec::new(),
             round_floor: Vec::new(),
@@ -113,7 +120,7 @@ impl Closure {
         for n in 0..nu {
             let below_cap = users[n]
                 .tasks
-                .is_none_or(|t| user_tasks[n] < t * (1.0 - CLOSURE_GAP));
+                .is_none_or(|t| user_tasks[n] < t * (1.0 - out.gap));
             if frozen_round[n] == 0 || !below_cap || !out.levels[n].is_finite() {
                 continue;
             }
@@ -155,7 +162,7 @@ impl Closure {
             g.support & !self.support[n] == 0
                 && g.round < round
                 && g.round < own
-                && g.level * (1.0 + CLOSURE_GAP) < bar
+                && g.level * (1.0 + self.gap) < bar
         })
     }
 }

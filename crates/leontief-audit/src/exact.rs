@@ -230,8 +230,14 @@ pub fn exact_certificate(
     } else {
         sigma.to_vec()
     };
-    let closure =
-        crate::closure::Closure::new(instance, &float_sigma, user_tasks, frozen_round, placement);
+    let closure = crate::closure::Closure::new(
+        instance,
+        &float_sigma,
+        user_tasks,
+        frozen_round,
+        placement,
+        tolerance,
+    );
     let mut certified = vec![false; nu];
     let mut worst = BigRational::zero();
     let total: Vec<BigRational> = (0..m)

@@ -25,9 +25,10 @@ use crate::maxmin::MaxMinLp;
 
 /// A closed entry's frozen user must sit this far below the level that
 /// proved its round complete (relative), and this far below its cap;
-/// more than the audit's 1e-6, so that every entry closed here is closed
-/// there too.
-const GAP: f64 = 1e-5;
+/// more than the audit's gap (1e-5, or ten times its tolerance: 1e-5 at
+/// the default 1e-6), so that every entry closed here is closed there
+/// too.
+const GAP: f64 = 1e-4;
 
 /// The entries closed so far and the frozen users waiting for their round
 /// to be complete.
