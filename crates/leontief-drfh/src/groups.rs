@@ -101,17 +101,7 @@ fn on_entries(
             outcome: MaxMinOutcome::start(0, 0),
         }));
     }
-    let servers = entries
-        .iter()
-        .map(|&i| {
-            let s = &instance.servers()[i.0];
-            RawServer {
-                name: s.name.clone(),
-                capacity: s.capacity.clone(),
-                count: Some(s.count),
-            }
-        })
-        .collect();
+    let servers = raw_servers(instance, &entries);
     let users_raw = users.iter().map(|&n| raw_user(instance, n, false));
     let raw = part_of(instance, servers, users_raw.collect());
     let Ok(sub) = Instance::new(raw) else {
@@ -247,8 +237,27 @@ fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {
     }
 }
 
+/// The server entries `entries` of `instance`, as they are written.
+pub(crate) fn raw_servers(instance: &Instance, entries: &[ServerId]) -> Vec<RawServer> {
+    entries
+        .iter()
+        .map(|&i| {
+            let s = &instance.servers()[i.0];
+            RawServer {
+                name: s.name.clone(),
+                capacity: s.capacity.clone(),
+                count: Some(s.count),
+            }
+        })
+        .collect()
+}
+
 /// An instance on `instance`'s resources.
-fn part_of(instance: &Instance, servers: Vec<RawServer>, users: Vec<RawUser>) -> RawInstance {
+pub(crate) fn part_of(
+    instance: &Instance,
+    servers: Vec<RawServer>,
+    users: Vec<RawUser>,
+) -> RawInstance {
     RawInstance {
         name: None,
         description: None,

@@ -22,7 +22,7 @@
 //! other user, on none of those entries, adds nothing to either side: the
 //! component's own bound.
 
-use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId, Status};
+use leontief_core::{Instance, RawUser, ServerId, Status};
 
 use crate::closing::Closing;
 use crate::maxmin::{Freeze, MaxMinLp, MaxMinOutcome, RoundCertificate};
@@ -109,17 +109,7 @@ fn part(instance: &Instance, lists: &[Vec<ServerId>], users: Vec<usize>) -> Opti
     let mut entries: Vec<ServerId> = users.iter().flat_map(|&n| lists[n].clone()).collect();
     entries.sort_unstable();
     entries.dedup();
-    let servers = entries
-        .iter()
-        .map(|&i| {
-            let s = &instance.servers()[i.0];
-            RawServer {
-                name: s.name.clone(),
-                capacity: s.capacity.clone(),
-                count: Some(s.count),
-            }
-        })
-        .collect();
+    let servers = crate::groups::raw_servers(instance, &entries);
     let raw_users = users
         .iter()
         .map(|&n| {
@@ -139,13 +129,7 @@ fn part(instance: &Instance, lists: &[Vec<ServerId>], users: Vec<usize>) -> Opti
             }
         })
         .collect();
-    let raw = RawInstance {
-        name: None,
-        description: None,
-        resources: instance.resources().to_vec(),
-        servers,
-        users: raw_users,
-    };
+    let raw = crate::groups::part_of(instance, servers, raw_users);
     Some(LivePart {
         instance: Instance::new(raw).ok()?,
         users,

@@ -195,9 +195,9 @@
 //! (placement 1,000 x 10,000, 10 eligible each; benches/REPORT.md,
 //! twenty-eighth session): with closed entries alone, 2 resources seed
 //! 1, all 386 rounds in 163 s (393 LPs; before, 370 of 1,000 users in
-//! 240 s and no end); with live parts 17-22 s end to end with 2 and 3
+//! 240 s and no end); with live parts 15-22 s end to end with 2 and 3
 //! resources, 18-33 s with 4 (seeds 1-3), `optimal`, certified (worst
-//! room 5.7e-12); 300 x 3,000 from 61 s to 1.5-2.7 s.
+//! room 5.7e-12); 300 x 3,000 from 61 s to 1.3-2.8 s.
 //!
 //! ## Stopped early
 //!
