@@ -2050,11 +2050,10 @@ fn rounds<B: LpBackend>(
                 rounds_before += sub.rounds;
                 subs.push(sub);
             }
-            for c in &mut out.certificates {
-                c.users.retain(|&n| out.freeze[n] == Freeze::Blocked);
-            }
-            let x = last.map(|s| s.x).unwrap_or_default();
-            finish(&mut out, &mm, &x, instance, sigma);
+            // This round's point for the complete rounds' users; the
+            // parts' answers for the rest.
+            let x = last.map_or_else(|| vec![0.0; lp.problem().num_cols()], |s| s.x);
+            wrap_up(&mut out, &mm, &x, instance, sigma);
             crate::live::merge(
                 &mut out,
                 &parts,
@@ -2063,23 +2062,26 @@ fn rounds<B: LpBackend>(
                 instance.num_entries(),
                 instance.num_resources(),
             );
-            out.certificates.retain(|c| !c.users.is_empty());
             return Ok(out);
         }
     }
-    // Certificates name users it proves blocked; capped users are proved
-    // by their cap.
-    for c in &mut out.certificates {
-        c.users.retain(|&n| out.freeze[n] == Freeze::Blocked);
-    }
-    out.certificates.retain(|c| !c.users.is_empty());
     let x = match last {
         Some(sol) => sol.x,
         // No user could run at all: everything is zero.
         None => vec![0.0; lp.problem().num_cols()],
     };
-    finish(&mut out, &mm, &x, instance, sigma);
+    wrap_up(&mut out, &mm, &x, instance, sigma);
     Ok(out)
+}
+
+/// The rounds' end: certificates name only the users they prove blocked
+/// (capped users are proved by their cap), then [`finish`] at `x`.
+fn wrap_up(out: &mut MaxMinOutcome, mm: &MaxMinLp, x: &[f64], instance: &Instance, sigma: &[f64]) {
+    for c in &mut out.certificates {
+        c.users.retain(|&n| out.freeze[n] == Freeze::Blocked);
+    }
+    out.certificates.retain(|c| !c.users.is_empty());
+    finish(out, mm, x, instance, sigma);
 }
 
 /// The rounds stopped early. When a limit stopped them (status
