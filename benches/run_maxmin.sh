@@ -39,7 +39,11 @@ drfh placement 1000 10000 2 3 10
 drfh placement 1000 10000 3 1 10
 drfh placement 1000 10000 3 2 10
 drfh placement 1000 10000 4 1 10
+drfh placement 1000 10000 3 3 10
 drfh placement 1000 10000 4 2 10
+drfh placement 1000 10000 4 3 10
+kdf2 placement 1000 10000 2 1 10
+tsf placement 1000 10000 2 1 10
 drfh hetero 1000 10000 2 1
 drfh hetero 1000 10000 2 2
 drfh hetero 1000 10000 2 3

@@ -104,13 +104,13 @@ const EXACT_PIVOTS: usize = 5_000;
 /// 1e-16: a 5-user k-DF instance from the property tests, twenty-third
 /// session).
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
-    let exact = |lp: &L| {
-        p.exact
-            .then(|| leontief_model::polish::polish_loaded(lp, EXACT_PIVOTS, None))
+    let on = p.exact;
+    let exact = |lp: &mut L| {
+        on.then(|| leontief_model::polish::polish_loaded(lp, EXACT_PIVOTS, None))
             .flatten()
     };
     let s = p.lp.solve()?;
-    if let Some(e) = exact(&p.lp) {
+    if let Some(e) = exact(&mut p.lp) {
         return Ok(e);
     }
     if s.status.has_solution() {
@@ -118,7 +118,7 @@ pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, Backen
     }
     p.lp.prefer_warm_simplex()?;
     let s = p.lp.solve()?;
-    Ok(exact(&p.lp).unwrap_or(s))
+    Ok(exact(&mut p.lp).unwrap_or(s))
 }
 
 pub(crate) fn protect<L: LoadedLp>(

@@ -199,6 +199,16 @@
 //! resources, 18-33 s with 4 (seeds 1-3), `optimal`, certified (worst
 //! room 5.7e-12); 300 x 3,000 from 61 s to 1.3-2.8 s.
 //!
+//! Each LP after a part's first is then solved by primal simplex from
+//! the last optimum (freezing and closing keep it feasible; only the
+//! level has room to rise), and the exact pivots hand their basis back
+//! to HiGHS, so that the columns HiGHS kept basic at 1e-15 after they
+//! were closed cost one pivot, not one on every later LP. Measured
+//! (twenty-ninth session, 4 resources seed 1): 401 LPs of 62,538 simplex
+//! iterations and 62 exact pivots, against about 2.4 million iterations
+//! (5,000-7,000 an LP from scratch) and 530 pivots; 8.5-8.7 s end to
+//! end against 25-33 s, 2 resources 6.2-7.4 s against 15-20 s.
+//!
 //! ## Stopped early
 //!
 //! The run's time limit (and [`MaxMinSettings::round_limit`]) ends the
@@ -332,7 +342,10 @@ pub const LIVE_FROM_USERS: usize = 32;
 /// the same hour, 0.9 against 0.95: 24.8 / 22.2 s (2 resources, seed 1),
 /// 32.0-32.9 / 30.2 s (4 resources, seed 1), 3.68 / 3.18 s (300 x 3,000,
 /// 4 resources). Each part costs a new LP solved from scratch, its first
-/// round repeating the last.
+/// round repeating the last. Measured again once the later LPs ran warm
+/// (twenty-ninth session, 4 / 2 resources, seed 1): 0.7: 9.0 / 6.3 s;
+/// 0.8: 9.3 / 6.5 s; 0.9: 8.1 / 6.3 s; 0.95: 8.4 / 6.2 s; every round
+/// in a new part: 129 s and 15.8 GB.
 const LIVE_FRACTION: f64 = 0.95;
 
 impl Default for MaxMinSettings {
@@ -1151,17 +1164,6 @@ const CAPPED_GROWTH_USERS: usize = 100;
 /// at 1,000 x 10,000 about 5 minutes against 15-25 s.
 const BLOCK_OPINION_USERS: usize = 500;
 
-/// Rows from which the rounds' LPs with exact pivots are solved from
-/// scratch ([`LoadedLp::prefer_cold_start`]). Warm-started (without
-/// presolve) from the round before, HiGHS took 10-37 s on some rounds'
-/// LPs at 1,000 x 10,000 with 10 eligible servers each (14,662 rows)
-/// that it solves in 0.5-1.6 s from scratch: with `--time-limit 240`,
-/// 345 users frozen against 278. On the placement grid (100 x 1,000)
-/// and at 200 x 2,000 it was no faster (200 x 2,000: 13.0 s against
-/// 12.1 s) and left 2 of the 10 runs `reduced_accuracy` (3 resources
-/// seed 1, and 200 x 2,000) where warm starts leave none.
-const COLD_START_ROWS: usize = 10_000;
-
 /// Relaxations of the frozen users' bounds tried, in turn, when a later
 /// round's LP comes back infeasible. The smallest first: a relaxation
 /// frees the frozen users' capacity to the users still rising, amplified
@@ -1342,7 +1344,7 @@ pub const EXACT_PIVOTS_WIDTH: usize = 4;
 /// basis or the pivots fail or pass the run's `deadline` (a polish of
 /// 14 s took a 240 s run to 252 s).
 fn polished<L: LoadedLp>(
-    lp: &L,
+    lp: &mut L,
     out: &mut MaxMinOutcome,
     before: &(Status, String),
     deadline: Option<Instant>,
@@ -1618,9 +1620,6 @@ fn rounds<B: LpBackend>(
             && lp.problem().num_rows() <= EXACT_PIVOTS_ROWS
             && lp.problem().num_cols() < EXACT_PIVOTS_WIDTH * lp.problem().num_rows(),
     );
-    if exact_pivots && lp.problem().num_rows() >= COLD_START_ROWS {
-        lp.prefer_cold_start()?;
-    }
     // Entries closed to the rising users once the rounds below them are
     // complete (placement lists, the flat LP: see [`crate::closing`]).
     let mut closing = if placement && !generate {
@@ -1730,6 +1729,23 @@ fn rounds<B: LpBackend>(
             );
             return Ok(out);
         };
+        if out.rounds == 1 && exact_pivots {
+            // The first LP from scratch (dual simplex after presolve), the
+            // rest by primal simplex from the last optimum
+            // ([`LoadedLp::prefer_warm_primal`]): freezing users at their
+            // levels and closing columns at 0 keep it feasible, and only
+            // the level has room to rise. Measured at 1,000 x 10,000 with
+            // 10 eligible each (4 resources, seed 1, 401 LPs of up to
+            // 27,324 rows): 20-500 iterations an LP against 5,000-7,000
+            // from scratch; 13.0 s end to end against 27.2 s (every LP
+            // from scratch, as from 10^4 rows before) and 2 resources
+            // 8.5 s against 20.8 s. Dual simplex from the last basis
+            // starts over: 4,000-9,000 iterations, up to 1.7 s an LP
+            // (which is why LPs of 10^4 rows were solved from scratch).
+            // The exact pivots hand their basis back (see
+            // `leontief_model::polish::polish_loaded`).
+            lp.prefer_warm_primal()?;
+        }
         let t_star = sol.x[theta.0];
         // After a round that left users to this LP ([`MaxMinSettings::
         // defer_growth`]), a level that did not rise is that round going
@@ -2019,6 +2035,12 @@ fn rounds<B: LpBackend>(
             });
         if let Some(parts) = parts {
             let round = out.rounds;
+            // This round's point for the complete rounds' users; the
+            // parts' answers for the rest. The LP itself is done with:
+            // dropped before the parts run (each part splits again, about
+            // a hundred deep at 1,000 x 10,000).
+            let x = last.map_or_else(|| vec![0.0; lp.problem().num_cols()], |s| s.x);
+            drop(lp);
             let mut subs = Vec::with_capacity(parts.len());
             // Users frozen before each part, for the progress reports.
             let mut frozen_before = runnable_users - live;
@@ -2053,9 +2075,6 @@ fn rounds<B: LpBackend>(
                 rounds_before += sub.rounds;
                 subs.push(sub);
             }
-            // This round's point for the complete rounds' users; the
-            // parts' answers for the rest.
-            let x = last.map_or_else(|| vec![0.0; lp.problem().num_cols()], |s| s.x);
             wrap_up(&mut out, &mm, &x, instance, sigma);
             crate::live::merge(
                 &mut out,

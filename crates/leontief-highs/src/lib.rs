@@ -518,18 +518,35 @@ impl HighsLp {
     /// Start the next solve from a basis: `col_basic[j]` and `row_basic[r]`
     /// say which columns and rows (their slacks) are basic; nonbasic
     /// columns and rows sit at their lower bound (the upper one when the
-    /// lower is infinite, zero when both are).
+    /// lower is infinite, zero when both are): a shorthand for
+    /// [`LoadedLp::set_basis`].
     /// Slices of the wrong length are an `Err`; HiGHS checks the rest (one
     /// basic variable per row, nonsingular) and may refuse the basis or
-    /// start elsewhere. HiGHS-only, not on the trait; it takes effect with
-    /// presolve off.
-    pub fn set_basis(
+    /// start elsewhere. It takes effect with presolve off.
+    pub fn set_basic(
         &mut self,
         col_basic: &[bool],
         row_basic: &[bool],
     ) -> Result<(), BackendError> {
+        let status = |basic: bool, lower: f64, upper: f64| {
+            if basic {
+                BasisStatus::Basic
+            } else if lower.is_finite() {
+                BasisStatus::Lower
+            } else if upper.is_finite() {
+                BasisStatus::Upper
+            } else {
+                BasisStatus::Zero
+            }
+        };
         let p = &self.problem;
-        if col_basic.len() != p.num_cols() || row_basic.len() != p.num_rows() {
+        let cols: Vec<BasisStatus> = (0..p.num_cols().min(col_basic.len()))
+            .map(|j| status(col_basic[j], p.col_lower[j], p.col_upper[j]))
+            .collect();
+        let rows: Vec<BasisStatus> = (0..p.num_rows().min(row_basic.len()))
+            .map(|r| status(row_basic[r], p.row_lower[r], p.row_upper[r]))
+            .collect();
+        if cols.len() != col_basic.len() || rows.len() != row_basic.len() {
             return Err(BackendError::Native {
                 backend: NAME,
                 call: "Highs_setBasis",
@@ -542,29 +559,7 @@ impl HighsLp {
                 ),
             });
         }
-        let status = |basic: bool, lower: f64, upper: f64| {
-            if basic {
-                ffi::kHighsBasisStatusBasic
-            } else if lower.is_finite() {
-                ffi::kHighsBasisStatusLower
-            } else if upper.is_finite() {
-                ffi::kHighsBasisStatusUpper
-            } else {
-                ffi::kHighsBasisStatusZero
-            }
-        };
-        let cols: Vec<ffi::HighsInt> = (0..p.num_cols())
-            .map(|j| status(col_basic[j], p.col_lower[j], p.col_upper[j]))
-            .collect();
-        let rows: Vec<ffi::HighsInt> = (0..p.num_rows())
-            .map(|r| status(row_basic[r], p.row_lower[r], p.row_upper[r]))
-            .collect();
-        // SAFETY: valid instance; the arrays hold num_col and num_row
-        // entries.
-        check(
-            unsafe { ffi::Highs_setBasis(self.ptr, cols.as_ptr(), rows.as_ptr()) },
-            "Highs_setBasis",
-        )
+        LoadedLp::set_basis(self, &cols, &rows)
     }
 }
 
@@ -674,6 +669,18 @@ impl LoadedLp for HighsLp {
         Ok(())
     }
 
+    /// Primal simplex without presolve from the last basis, unless the
+    /// settings chose an algorithm (no longer cold).
+    fn prefer_warm_primal(&mut self) -> Result<(), BackendError> {
+        self.cold = false;
+        if self.auto {
+            self.set_string("solver", "simplex")?;
+            self.set_string("presolve", "off")?;
+            self.set_int("simplex_strategy", 4)?;
+        }
+        Ok(())
+    }
+
     /// Interior point without crossover whatever the size, unless the
     /// settings chose an algorithm, with the optimality tolerance at
     /// 1e-11. HiGHS's default 1e-8 left the pooled LP's smallest users
@@ -711,6 +718,41 @@ impl LoadedLp for HighsLp {
         let c: Option<Vec<BasisStatus>> = cols.into_iter().map(map).collect();
         let r: Option<Vec<BasisStatus>> = rows.into_iter().map(map).collect();
         Some((c?, r?))
+    }
+
+    fn set_basis(
+        &mut self,
+        cols: &[BasisStatus],
+        rows: &[BasisStatus],
+    ) -> Result<(), BackendError> {
+        let p = &self.problem;
+        if cols.len() != p.num_cols() || rows.len() != p.num_rows() {
+            return Err(BackendError::Native {
+                backend: NAME,
+                call: "Highs_setBasis",
+                detail: format!(
+                    "basis of {} columns and {} rows for an LP of {} and {}",
+                    cols.len(),
+                    rows.len(),
+                    p.num_cols(),
+                    p.num_rows()
+                ),
+            });
+        }
+        let map = |s: &BasisStatus| match s {
+            BasisStatus::Basic => ffi::kHighsBasisStatusBasic,
+            BasisStatus::Lower => ffi::kHighsBasisStatusLower,
+            BasisStatus::Upper => ffi::kHighsBasisStatusUpper,
+            BasisStatus::Zero => ffi::kHighsBasisStatusZero,
+        };
+        let c: Vec<ffi::HighsInt> = cols.iter().map(map).collect();
+        let r: Vec<ffi::HighsInt> = rows.iter().map(map).collect();
+        // SAFETY: valid instance; the arrays hold num_col and num_row
+        // entries.
+        check(
+            unsafe { ffi::Highs_setBasis(self.ptr, c.as_ptr(), r.as_ptr()) },
+            "Highs_setBasis",
+        )
     }
 
     fn add_cols(&mut self, cols: &[NewCol]) -> Result<Vec<Col>, BackendError> {
@@ -888,7 +930,7 @@ mod tests {
         // The optimal basis (both columns basic, both rows tight): no
         // iteration left.
         let mut lp = h.load(small(Sense::Maximise)).unwrap();
-        lp.set_basis(&[true, true], &[false, false]).unwrap();
+        lp.set_basic(&[true, true], &[false, false]).unwrap();
         let s = lp.solve().unwrap();
         assert_eq!(s.status, Status::Optimal);
         assert_eq!(s.iterations, 0);
@@ -902,19 +944,19 @@ mod tests {
         })
         .unwrap();
         let mut lp = h0.load(small(Sense::Maximise)).unwrap();
-        lp.set_basis(&[false, false], &[true, true]).unwrap();
+        lp.set_basic(&[false, false], &[true, true]).unwrap();
         assert_eq!(lp.solve().unwrap().status, Status::IterationLimit);
         // From the slack basis the simplex has to pivot.
         let mut lp = h.load(small(Sense::Maximise)).unwrap();
-        lp.set_basis(&[false, false], &[true, true]).unwrap();
+        lp.set_basic(&[false, false], &[true, true]).unwrap();
         let s = lp.solve().unwrap();
         assert_eq!(s.status, Status::Optimal);
         assert!(s.iterations > 0);
         // A basis of the wrong shape is refused; one with too many basic
         // variables does not stop the solve.
         let mut lp = h.load(small(Sense::Maximise)).unwrap();
-        assert!(lp.set_basis(&[true], &[false, false]).is_err());
-        let _ = lp.set_basis(&[true, true], &[true, true]);
+        assert!(lp.set_basic(&[true], &[false, false]).is_err());
+        let _ = lp.set_basic(&[true, true], &[true, true]);
         let s = lp.solve().unwrap();
         assert_eq!(s.status, Status::Optimal);
     }
@@ -1038,6 +1080,34 @@ mod tests {
         // Warm again.
         lp.prefer_warm_simplex().unwrap();
         assert_eq!(lp.solve().unwrap().iterations, 0);
+    }
+
+    #[test]
+    fn a_warm_primal_start_goes_on_from_the_last_optimum_when_room_opens() {
+        let h = Highs::default();
+        let mut lp = h.load(transport(30)).unwrap();
+        let first = lp.solve().unwrap();
+        assert_eq!(first.status, Status::Optimal, "{}", first.raw_status);
+        // Room opens (one supplier may ship twice as much): the last
+        // optimum stays feasible, and primal simplex goes on from it.
+        lp.set_row_bounds(Row(0), f64::NEG_INFINITY, 2.0).unwrap();
+        lp.prefer_warm_primal().unwrap();
+        let warm = lp.solve().unwrap();
+        let cold = h.solve(lp.problem().clone()).unwrap();
+        assert_eq!(warm.status, Status::Optimal, "{}", warm.raw_status);
+        assert!(warm.objective < first.objective);
+        assert!(
+            (warm.objective - cold.objective).abs() <= 1e-9 * cold.objective,
+            "{} against {}",
+            warm.objective,
+            cold.objective
+        );
+        assert!(
+            warm.iterations < cold.iterations,
+            "{} iterations warm, {} cold",
+            warm.iterations,
+            cold.iterations
+        );
     }
 
     #[test]

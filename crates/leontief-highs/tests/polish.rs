@@ -190,3 +190,36 @@ fn a_past_deadline_stops_the_pivots() {
     );
     assert!(polish(&p, &cols, &rows, 1_000, None).is_ok());
 }
+
+/// The exact vertex's basis goes back to the backend: the next solve
+/// starts from it and takes no iteration (the max-min rounds' next LP
+/// then does not repeat the pivots).
+#[test]
+fn the_exact_basis_goes_back_to_the_backend() {
+    use leontief_highs::{Algorithm, HighsSettings};
+    let mut rng = Rng(23);
+    let h = Highs::new(HighsSettings {
+        presolve: false,
+        algorithm: Algorithm::Simplex,
+        ..HighsSettings::default()
+    })
+    .unwrap();
+    for case in 0..20 {
+        let p = random_lp(&mut rng, 30, 20, Sense::Maximise);
+        let mut lp = h.load(p.clone()).unwrap();
+        // From the slack basis, which is not optimal.
+        lp.set_basis(&[BasisStatus::Lower; 30], &[BasisStatus::Basic; 20])
+            .unwrap();
+        let e = leontief_model::polish::polish_loaded(&mut lp, 1_000, None)
+            .unwrap_or_else(|| panic!("case {case}: no exact vertex"));
+        assert!(e.iterations > 0, "case {case}: the slack basis was optimal");
+        let again = lp.solve().unwrap();
+        assert_eq!(again.iterations, 0, "case {case}");
+        assert!(
+            (again.objective - e.objective).abs() <= 1e-9 * (1.0 + e.objective.abs()),
+            "case {case}: {} against {}",
+            again.objective,
+            e.objective
+        );
+    }
+}

@@ -187,6 +187,15 @@ pub trait LoadedLp {
     fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
         Ok(())
     }
+    /// Solve by primal simplex without presolve from the last solve's
+    /// basis, where the caller's settings leave the choice open: an LP
+    /// whose changes keep the last optimum feasible and only open room
+    /// for the objective (the max-min rounds: freezing users and raising
+    /// their bounds to their levels, closing columns at 0). Dual simplex
+    /// from such a basis starts over. Default: nothing.
+    fn prefer_warm_primal(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// Solve every time from scratch, not from the last solve's basis:
     /// an LP whose bound changes move its optimum far in an
     /// ill-conditioned region (the max-min rounds with placement lists at
@@ -209,6 +218,17 @@ pub trait LoadedLp {
     /// variable is its activity). Default: none.
     fn basis(&self) -> Option<(Vec<BasisStatus>, Vec<BasisStatus>)> {
         None
+    }
+    /// Start the next solve from this basis (each column's status, then
+    /// each row's, as [`LoadedLp::basis`] gives them), where the backend
+    /// can. Default: nothing.
+    fn set_basis(
+        &mut self,
+        cols: &[BasisStatus],
+        rows: &[BasisStatus],
+    ) -> Result<(), BackendError> {
+        let _ = (cols, rows);
+        Ok(())
     }
     /// Append columns (the next re-solve starts from the current basis
     /// where the backend can). Default: [`BackendError::Unsupported`];

@@ -244,7 +244,7 @@ pub(crate) fn split(
     };
     let highs = Highs::new(settings).ok()?;
     let mut lp = highs.load(problem).ok()?;
-    lp.set_basis(&col_basic, &row_basic).ok()?;
+    lp.set_basic(&col_basic, &row_basic).ok()?;
     let dense = |x: &[f64]| {
         let mut out = vec![vec![0.0; k]; nu];
         for (c, &(n, i)) in pairs.iter().enumerate() {

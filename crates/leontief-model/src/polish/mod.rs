@@ -48,6 +48,8 @@ pub struct Polished {
     pub objective: f64,
     /// Pivots taken from the backend's basis.
     pub pivots: usize,
+    /// The exact vertex's basis: each column's status, then each row's.
+    pub basis: (Vec<BasisStatus>, Vec<BasisStatus>),
 }
 
 /// Why a polish gave up.
@@ -69,15 +71,25 @@ pub enum PolishError {
 /// The loaded LP's last basis made exact ([`polish`]) as a solution
 /// (status optimal, `raw_status` naming the pivots taken, no column
 /// duals); `None` when the backend has no basis or the pivots fail or
-/// pass `deadline`.
+/// pass `deadline`. The exact vertex's basis goes back to the backend
+/// ([`crate::LoadedLp::set_basis`]), so that the next solve starts from
+/// it: HiGHS keeps columns fixed at 0 basic at 1e-15 (the max-min rounds'
+/// closed entries), and each costs a pivot here on every later solve
+/// until one is handed back (measured at 1,000 x 10,000 with placement
+/// lists: 0, 1, 2, ... 21 pivots in rounds 1-31, about 8 ms each).
 pub fn polish_loaded<L: crate::LoadedLp>(
-    lp: &L,
+    lp: &mut L,
     max_pivots: usize,
     deadline: Option<std::time::Instant>,
 ) -> Option<crate::Solution> {
     let (cols, rows) = lp.basis()?;
     let t = std::time::Instant::now();
     let e = polish(lp.problem(), &cols, &rows, max_pivots, deadline).ok()?;
+    if e.pivots > 0 {
+        // A basis the backend refuses leaves its own: the next solve
+        // only starts farther away.
+        let _ = lp.set_basis(&e.basis.0, &e.basis.1);
+    }
     Some(crate::Solution {
         status: crate::Status::Optimal,
         raw_status: format!("Optimal (exact pivots: {})", e.pivots),
@@ -295,6 +307,7 @@ pub fn polish(
                     .collect(),
                 objective: objective.f64() + p.offset,
                 pivots,
+                basis: (status[..n].to_vec(), status[n..].to_vec()),
             });
         };
         if pivots == max_pivots {
