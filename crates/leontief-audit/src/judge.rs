@@ -413,4 +413,41 @@ mod tests {
             "{line:?}"
         );
     }
+
+    /// A check whose LP ended without a solution decides nothing: its
+    /// verdict is undetermined, not "fails" (an LP HiGHS ended `Unknown`
+    /// at 1,000 x 10,000 with placement lists read as "DRFH max-min:
+    /// false").
+    #[test]
+    fn a_check_whose_lp_failed_is_undetermined() {
+        let highs = leontief_highs::Highs::default();
+        let listed = cluster(true);
+        let tasks: Vec<Vec<f64>> = (0..30)
+            .map(|n| {
+                (0..1000)
+                    .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
+                    .collect()
+            })
+            .collect();
+        let mut j = judge(&highs, &listed, &tasks, VerifyMode::Auto, None).unwrap();
+        let failed = Some("unknown (Unknown)".to_string());
+        if let Some(p) = j.pareto.as_mut() {
+            p.failed_status = failed.clone();
+            p.improvement = None;
+        }
+        if let Some(m) = j.drfh_max_min.as_mut() {
+            m.check.failed_status = failed;
+            m.check.witness = None;
+            m.rise = None;
+        }
+        for v in crate::verdicts::verdicts(&j, 60) {
+            if v.property == "Pareto optimality" || v.property == "DRFH max-min" {
+                assert_eq!(v.holds, None, "{v:?}");
+                assert!(
+                    v.detail.starts_with("undetermined: its LP ended unknown"),
+                    "{v:?}"
+                );
+            }
+        }
+    }
 }

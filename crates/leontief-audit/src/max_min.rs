@@ -67,7 +67,7 @@ pub fn max_min<B: LpBackend>(
             instance,
             x,
             group.iter().copied(),
-            &s.x,
+            (&s.x, !p.inexact),
             &p.y,
             tol,
             &mut out,
@@ -84,11 +84,14 @@ pub fn max_min<B: LpBackend>(
 /// more than `tol.rise` in dominant-share units ((reach - x_n) mu_n): the
 /// scale on which an allocation is accurate (a share of capacity), so a
 /// user holding few tasks is not flagged for gaining solver round-off.
+/// A rise is resolved only when the solution `sol` is `resolvable` (not a
+/// floating-point fallback where the LP was to be exact) and beyond what
+/// the LP's tolerances allow for the user's demand.
 fn worst_rise(
     instance: &Instance,
     x: &[f64],
     users: impl Iterator<Item = usize>,
-    sol: &[f64],
+    (sol, resolvable): (&[f64], bool),
     y: &[Col],
     tol: &AuditTolerance,
     out: &mut MaxMinCheck,
@@ -98,7 +101,7 @@ fn worst_rise(
         let gain = (reach - x[n]) * mu(instance, n);
         if gain > tol.rise {
             out.ok = false;
-            let resolved = gain > resolution(instance, n);
+            let resolved = resolvable && gain > resolution(instance, n);
             // A resolved witness beats any unresolved one.
             let better = out
                 .witness
@@ -149,7 +152,15 @@ pub fn max_min_per_user<B: LpBackend>(
             out.failed_status = Some(format!("{} ({})", s.status, s.raw_status));
             return Ok(out);
         }
-        worst_rise(instance, x, [n].into_iter(), &s.x, &p.y, tol, &mut out);
+        worst_rise(
+            instance,
+            x,
+            [n].into_iter(),
+            (&s.x, !p.inexact),
+            &p.y,
+            tol,
+            &mut out,
+        );
     }
     Ok(out)
 }

@@ -35,7 +35,10 @@ pub fn pareto<B: LpBackend>(
     let total: f64 = (0..x.len()).map(|n| x[n] * mu(instance, n)).sum();
     let gain = s.objective - total;
     let ok = gain <= tol.rise;
+    // A gain the LP's tolerances may have bought is not resolved; nor is
+    // any where the exact LP fell back to floating point.
     let resolved = !ok
+        && !p.inexact
         && (0..x.len()).any(|n| (s.x[p.y[n].0] - x[n]) * mu(instance, n) > resolution(instance, n));
     let improvement = (!ok).then(|| Improvement {
         gainers: changes(instance, &p, x, &s.x, tol.rise / x.len().max(1) as f64),

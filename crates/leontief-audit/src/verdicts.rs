@@ -3,6 +3,7 @@
 
 use crate::judge::{Judgement, Verdict, LP_CHECKS_UP_TO};
 use crate::Change;
+use leontief_core::checks::ParetoCheck;
 
 /// A number to 6 significant digits, without trailing zeros.
 pub fn g(v: f64) -> String {
@@ -101,6 +102,14 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
             holds: None,
             detail: skipped(),
         },
+        Some(ParetoCheck {
+            failed_status: Some(s),
+            ..
+        }) => Verdict {
+            property: "Pareto optimality",
+            holds: None,
+            detail: format!("undetermined: its LP ended {s}"),
+        },
         Some(p) if !p.ok && !p.resolved && p.failed_status.is_none() => Verdict {
             property: "Pareto optimality",
             holds: None,
@@ -131,6 +140,14 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
             property: "DRFH max-min",
             holds: None,
             detail: skipped(),
+        },
+        Some(m) if m.check.failed_status.is_some() => Verdict {
+            property: "DRFH max-min",
+            holds: None,
+            detail: format!(
+                "undetermined: its LP ended {}",
+                m.check.failed_status.as_deref().unwrap_or("")
+            ),
         },
         Some(m) if m.check.witness.as_ref().is_some_and(|w| !w.resolved) => Verdict {
             property: "DRFH max-min",

@@ -45,9 +45,8 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
             "" => None,
             s => Some(s.parse()?),
         };
-        let check = leontief::audit::exact(&instance, &text, &tasks, shares.as_ref())
+        leontief::audit::exact_into(&mut report, &instance, &text, &tasks, shares.as_ref())
             .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
-        report.exact = Some(check);
     }
     if args.table {
         print!("{}", tables(&report));

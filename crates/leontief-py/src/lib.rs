@@ -328,12 +328,13 @@ fn audit(
             let mut r = leontief::audit::audit(&inst, &tasks, &opts)?;
             r.notes.extend(note);
             if exact.is_some() {
-                r.exact = Some(leontief::audit::exact(
+                leontief::audit::exact_into(
+                    &mut r,
                     &inst,
                     allocation_text,
                     &tasks,
                     shares.as_ref(),
-                )?);
+                )?;
             }
             Ok(r)
         })

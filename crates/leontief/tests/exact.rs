@@ -2,7 +2,7 @@
 //! arithmetic; a price one ulp below zero (dual infeasible) is refused, as
 //! is a certificate that does not fit the allocation.
 
-use leontief::audit::{exact, read_allocation, AllocationFormat};
+use leontief::audit::{audit, exact, exact_into, read_allocation, AllocationFormat, AuditOptions};
 use leontief::{generated, to_json, Instance, Layout, Mechanism, Options};
 use serde_json::Value;
 
@@ -229,4 +229,60 @@ fn sparse_certificates_are_the_same_proofs() {
         }
     }
     assert!(compared >= 40, "only {compared} certificates");
+}
+
+/// `exact_into`: a proved certificate makes the summary's Pareto verdict
+/// hold, and with drfh's shares its DRFH max-min verdict, saying why,
+/// whatever the floating-point LPs said (here: not run); with k-DF's
+/// shares only Pareto; a certificate that does not fit changes nothing.
+#[test]
+fn a_proved_certificate_decides_the_summary() {
+    let inst = generated("placement", 10, 8, 2, 1, 3).unwrap();
+    let opts = AuditOptions {
+        against: Vec::new(),
+        mode: leontief::VerifyMode::Never,
+        time_limit: None,
+    };
+    let verdict = |r: &leontief::audit::AuditReport, p: &str| {
+        let v = r
+            .judgement
+            .summary
+            .iter()
+            .find(|v| v.property == p)
+            .unwrap();
+        (v.holds, v.detail.clone())
+    };
+    let kdf = Mechanism::Kdf { k: 2 };
+    for (m, shares, drfh) in [
+        (Mechanism::Drfh, None, true),
+        (kdf.clone(), Some(&kdf), false),
+    ] {
+        let (text, tasks) = solved(&inst, &m);
+        let mut r = audit(&inst, &tasks, &opts).unwrap();
+        assert_eq!(verdict(&r, "Pareto optimality").0, None);
+        assert_eq!(verdict(&r, "DRFH max-min").0, None);
+        exact_into(&mut r, &inst, &text, &tasks, shares).unwrap();
+        assert!(r.exact.as_ref().unwrap().ok, "{m}");
+        let (holds, detail) = verdict(&r, "Pareto optimality");
+        assert_eq!(holds, Some(true), "{m}: {detail}");
+        assert!(detail.contains("exact arithmetic"), "{m}: {detail}");
+        let (holds, detail) = verdict(&r, "DRFH max-min");
+        assert_eq!(holds, drfh.then_some(true), "{m}: {detail}");
+        // Every task cut by 10%: not proved, no verdict changed.
+        let mut v: Value = serde_json::from_str(&text).unwrap();
+        let cut: Vec<Vec<f64>> = tasks
+            .iter()
+            .map(|r| r.iter().map(|t| t * 0.9).collect())
+            .collect();
+        v["user_tasks"] = serde_json::json!(cut
+            .iter()
+            .map(|r| r.iter().sum::<f64>())
+            .collect::<Vec<_>>());
+        v["tasks"] = serde_json::json!(cut);
+        let mut r = audit(&inst, &cut, &opts).unwrap();
+        exact_into(&mut r, &inst, &v.to_string(), &cut, shares).unwrap();
+        assert!(!r.exact.as_ref().unwrap().ok, "{m}");
+        assert_eq!(verdict(&r, "Pareto optimality").0, None, "{m}");
+        assert_eq!(verdict(&r, "DRFH max-min").0, None, "{m}");
+    }
 }
