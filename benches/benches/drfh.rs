@@ -57,7 +57,8 @@ fn bench(c: &mut Criterion) {
 /// Google cell with 1,000 users (seeds 1-3), 100 x
 /// 1,000 heterogeneous with 2, 3 and 4 resources, the two hardest
 /// seeds with 4, the group path at 300 x 3,000 and 1,000 x 10,000, and
-/// placement lists of 10 at 300 x 3,000 (the larger sizes: the
+/// placement lists of 10 at 300 x 3,000 and at 1,000 x 10,000 with 4
+/// resources (the other shapes there, and the larger sizes: the
 /// `maxmin_scale` runner).
 fn datacenter(c: &mut Criterion) {
     use leontief::{Mechanism, Options};
@@ -104,11 +105,16 @@ fn datacenter(c: &mut Criterion) {
         );
     }
     // Sparse placement lists (10 eligible each): closed entries and live
-    // parts, every LP made exact (1,000 x 10,000: the runner).
-    for m in [2usize, 4] {
-        let inst = leontief_core::generate::placement(300, 3000, m, 10, 1);
+    // parts, every LP made exact; 1,000 x 10,000 with 4 resources, the
+    // slowest shape there (about 8 s a sample).
+    for (n, k, m) in [
+        (300usize, 3000usize, 2usize),
+        (300, 3000, 4),
+        (1000, 10000, 4),
+    ] {
+        let inst = leontief_core::generate::placement(n, k, m, 10, 1);
         g.bench_function(
-            BenchmarkId::new("drfh_verified", format!("placement/n300/k3000/e10/m{m}")),
+            BenchmarkId::new("drfh_verified", format!("placement/n{n}/k{k}/e10/m{m}")),
             |b| b.iter(|| black_box(leontief::solve(&inst, &Mechanism::Drfh, &o).unwrap())),
         );
     }
