@@ -384,19 +384,24 @@ mod tests {
         .unwrap()
     }
 
+    /// Each user at 2 tasks on its first server, its second idle.
+    fn first_servers_only() -> Vec<Vec<f64>> {
+        (0..30)
+            .map(|n| {
+                (0..1000)
+                    .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
+                    .collect()
+            })
+            .collect()
+    }
+
     #[test]
     fn the_lp_checks_are_sized_by_the_pairs_placement_allows() {
         let highs = leontief_highs::Highs::default();
         // Each user at 2 tasks on its first server: max-min and Pareto
         // fail (the second server is idle), found by the flat LP.
         let listed = cluster(true);
-        let tasks: Vec<Vec<f64>> = (0..30)
-            .map(|n| {
-                (0..1000)
-                    .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
+        let tasks = first_servers_only();
         let j = judge(&highs, &listed, &tasks, VerifyMode::Auto, None).unwrap();
         assert_eq!(listed.num_eligible_pairs(), 60);
         assert!(!j.pareto.as_ref().expect("checked by the flat LP").ok);
@@ -422,13 +427,7 @@ mod tests {
     fn a_check_whose_lp_failed_is_undetermined() {
         let highs = leontief_highs::Highs::default();
         let listed = cluster(true);
-        let tasks: Vec<Vec<f64>> = (0..30)
-            .map(|n| {
-                (0..1000)
-                    .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
+        let tasks = first_servers_only();
         let mut j = judge(&highs, &listed, &tasks, VerifyMode::Auto, None).unwrap();
         let failed = Some("unknown (Unknown)".to_string());
         if let Some(p) = j.pareto.as_mut() {

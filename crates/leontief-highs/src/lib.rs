@@ -539,26 +539,20 @@ impl HighsLp {
                 BasisStatus::Zero
             }
         };
+        // Statuses for as many entries as given: a slice of the wrong
+        // length is refused by `set_basis`, naming both sizes.
         let p = &self.problem;
-        let cols: Vec<BasisStatus> = (0..p.num_cols().min(col_basic.len()))
-            .map(|j| status(col_basic[j], p.col_lower[j], p.col_upper[j]))
+        let bound = |v: &[f64], j: usize| v.get(j).copied().unwrap_or(0.0);
+        let cols: Vec<BasisStatus> = col_basic
+            .iter()
+            .enumerate()
+            .map(|(j, &b)| status(b, bound(&p.col_lower, j), bound(&p.col_upper, j)))
             .collect();
-        let rows: Vec<BasisStatus> = (0..p.num_rows().min(row_basic.len()))
-            .map(|r| status(row_basic[r], p.row_lower[r], p.row_upper[r]))
+        let rows: Vec<BasisStatus> = row_basic
+            .iter()
+            .enumerate()
+            .map(|(r, &b)| status(b, bound(&p.row_lower, r), bound(&p.row_upper, r)))
             .collect();
-        if cols.len() != col_basic.len() || rows.len() != row_basic.len() {
-            return Err(BackendError::Native {
-                backend: NAME,
-                call: "Highs_setBasis",
-                detail: format!(
-                    "basis of {} columns and {} rows for an LP of {} and {}",
-                    col_basic.len(),
-                    row_basic.len(),
-                    p.num_cols(),
-                    p.num_rows()
-                ),
-            });
-        }
         LoadedLp::set_basis(self, &cols, &rows)
     }
 }
