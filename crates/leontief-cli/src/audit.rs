@@ -47,6 +47,8 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
         };
         leontief::audit::exact_into(&mut report, &instance, &text, &tasks, shares.as_ref())
             .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+    } else {
+        leontief::audit::suggest_exact(&mut report, &instance, &text);
     }
     if args.table {
         print!("{}", tables(&report));

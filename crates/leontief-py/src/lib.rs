@@ -335,6 +335,8 @@ fn audit(
                     &tasks,
                     shares.as_ref(),
                 )?;
+            } else {
+                leontief::audit::suggest_exact(&mut r, &inst, allocation_text);
             }
             Ok(r)
         })

@@ -2,7 +2,9 @@
 //! arithmetic; a price one ulp below zero (dual infeasible) is refused, as
 //! is a certificate that does not fit the allocation.
 
-use leontief::audit::{audit, exact, exact_into, read_allocation, AllocationFormat, AuditOptions};
+use leontief::audit::{
+    audit, exact, exact_into, read_allocation, suggest_exact, AllocationFormat, AuditOptions,
+};
 use leontief::{generated, to_json, Instance, Layout, Mechanism, Options};
 use serde_json::Value;
 
@@ -284,5 +286,40 @@ fn a_proved_certificate_decides_the_summary() {
         assert!(!r.exact.as_ref().unwrap().ok, "{m}");
         assert_eq!(verdict(&r, "Pareto optimality").0, None, "{m}");
         assert_eq!(verdict(&r, "DRFH max-min").0, None, "{m}");
+    }
+}
+
+/// Without `--exact`: a failing Pareto or DRFH max-min verdict on
+/// placement lists, for an allocation that carries a certificate, gets a
+/// note that the certificate decides; not without placement lists, nor
+/// when the verdicts hold.
+#[test]
+fn a_failing_lp_check_on_placement_lists_points_to_the_certificate() {
+    let opts = AuditOptions {
+        against: Vec::new(),
+        ..AuditOptions::default()
+    };
+    let note = |r: &leontief::audit::AuditReport| r.notes.iter().any(|n| n.contains("--exact"));
+    let place = generated("placement", 10, 8, 2, 1, 3).unwrap();
+    let het = generated("heterogeneous", 12, 9, 2, 1, 0).unwrap();
+    for (inst, lists) in [(place, true), (het, false)] {
+        let (text, tasks) = solved(&inst, &Mechanism::Drfh);
+        let mut r = audit(&inst, &tasks, &opts).unwrap();
+        suggest_exact(&mut r, &inst, &text);
+        assert!(!note(&r), "the verdicts hold: {:?}", r.notes);
+        // Every task cut by 10%: Pareto and max-min fail.
+        let cut: Vec<Vec<f64>> = tasks
+            .iter()
+            .map(|r| r.iter().map(|t| t * 0.9).collect())
+            .collect();
+        let mut r = audit(&inst, &cut, &opts).unwrap();
+        let pareto = r
+            .judgement
+            .summary
+            .iter()
+            .find(|v| v.property == "Pareto optimality");
+        assert_eq!(pareto.unwrap().holds, Some(false));
+        suggest_exact(&mut r, &inst, &text);
+        assert_eq!(note(&r), lists, "placement lists {lists}: {:?}", r.notes);
     }
 }

@@ -144,3 +144,22 @@ pub fn exact_into(
     report.exact = Some(check);
     Ok(())
 }
+
+/// Without `--exact`: where the instance has placement lists, the
+/// allocation carries a max-min certificate and an LP check found
+/// Pareto optimality or DRFH max-min failing, a note says that the
+/// certificate decides (on placement lists the checks' room for rounding
+/// can buy a rise of percents: [`exact_into`]).
+pub fn suggest_exact(report: &mut AuditReport, instance: &Instance, allocation: &str) {
+    let failing = report.judgement.summary.iter().any(|v| {
+        matches!(v.property, "Pareto optimality" | "DRFH max-min") && v.holds == Some(false)
+    });
+    let certified = serde_json::from_str::<Value>(allocation)
+        .ok()
+        .is_some_and(|v| v.pointer("/certificate/rounds").is_some());
+    if failing && certified && instance.has_placement() {
+        report.notes.push(
+            "the allocation carries a max-min certificate: on placement lists the LP checks' room for rounding can buy a rise of percents (a slope of 1e10 or more from a bound to a level); --exact proves or refutes the certificate in exact arithmetic and decides Pareto optimality and DRFH max-min".into(),
+        );
+    }
+}

@@ -24,7 +24,7 @@ mod probe;
 mod read;
 
 pub use compare::{compare, Comparison, Ratio};
-pub use exact::{exact, exact_into};
+pub use exact::{exact, exact_into, suggest_exact};
 pub use leontief_audit::exact::ExactCheck;
 pub use leontief_audit::judge::{Judgement, Verdict};
 pub use probe::{probe_sp, Probe, ProbeOptions, UserProbe, GAIN_THRESHOLD};
