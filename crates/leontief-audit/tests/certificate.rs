@@ -18,19 +18,33 @@ fn check(
     placement: bool,
     tolerance: f64,
 ) -> (Option<Vec<String>>, bool) {
-    let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
     let frozen = vec![1; tasks.len()];
     let rounds = vec![RoundPrices {
         round: 1,
         users: (0..tasks.len()).collect(),
         prices,
     }];
+    both(inst, sigma, tasks, &frozen, &rounds, placement, tolerance)
+}
+
+/// The float and the exact check of `rounds`: the float check's
+/// violations (`None` when it holds) and the exact verdict.
+fn both(
+    inst: &Instance,
+    sigma: &[f64],
+    tasks: &[Vec<f64>],
+    frozen: &[usize],
+    rounds: &[RoundPrices],
+    placement: bool,
+    tolerance: f64,
+) -> (Option<Vec<String>>, bool) {
+    let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
     let float = max_min_certificate(
         inst,
         sigma,
         &user_tasks,
-        &frozen,
-        &rounds,
+        frozen,
+        rounds,
         placement,
         1e-7,
         tolerance,
@@ -41,8 +55,8 @@ fn check(
         sigma,
         tasks,
         &user_tasks,
-        &frozen,
-        &rounds,
+        frozen,
+        rounds,
         placement,
         1e-7,
         tolerance,
@@ -140,21 +154,8 @@ fn check_rounds(
     frozen: &[usize],
     rounds: &[RoundPrices],
 ) -> (Vec<String>, bool) {
-    let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
-    let float = max_min_certificate(inst, sigma, &user_tasks, frozen, rounds, true, 1e-7, 1e-6);
-    let exact = exact_certificate(
-        inst,
-        false,
-        sigma,
-        tasks,
-        &user_tasks,
-        frozen,
-        rounds,
-        true,
-        1e-7,
-        1e-6,
-    );
-    (float.violations, exact.ok)
+    let (violations, exact) = both(inst, sigma, tasks, frozen, rounds, true, 1e-6);
+    (violations.unwrap_or_default(), exact)
 }
 
 /// Two servers of two resources, s1 (capacity 1) and s2 (capacity 10);

@@ -226,15 +226,7 @@ fn from_outcome(
         pricing_passes: o.pricing_passes,
         merged_classes: o.merged_classes,
         groups: o.groups,
-        rounds: o
-            .certificates
-            .into_iter()
-            .map(|c| leontief_core::RoundPrices {
-                round: c.round,
-                users: c.users,
-                prices: c.prices.chunks(m.max(1)).map(<[f64]>::to_vec).collect(),
-            })
-            .collect(),
+        rounds: o.certificates.iter().map(|c| c.to_prices(m)).collect(),
     });
     a.levels = Some(o.levels);
     a.frozen_round = Some(o.frozen_round);

@@ -586,6 +586,18 @@ pub struct RoundCertificate {
     pub users: Vec<usize>,
 }
 
+impl RoundCertificate {
+    /// The round as the certificate checks read it: prices per entry, a
+    /// row of `m` resources each.
+    pub fn to_prices(&self, m: usize) -> leontief_core::RoundPrices {
+        leontief_core::RoundPrices {
+            round: self.round,
+            users: self.users.clone(),
+            prices: self.prices.chunks(m.max(1)).map(<[f64]>::to_vec).collect(),
+        }
+    }
+}
+
 /// The operator's LP with the indices of its rows and columns.
 pub struct MaxMinLp {
     /// Why the LP cannot hold the instance (a capacity row's coefficients

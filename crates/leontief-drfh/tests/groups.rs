@@ -27,16 +27,8 @@ fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
 }
 
 fn certify(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -> bool {
-    let m = inst.num_resources().max(1);
-    let rounds: Vec<RoundPrices> = o
-        .certificates
-        .iter()
-        .map(|c| RoundPrices {
-            round: c.round,
-            users: c.users.clone(),
-            prices: c.prices.chunks(m).map(<[f64]>::to_vec).collect(),
-        })
-        .collect();
+    let m = inst.num_resources();
+    let rounds: Vec<RoundPrices> = o.certificates.iter().map(|c| c.to_prices(m)).collect();
     max_min_certificate(inst, sigma, x, &o.frozen_round, &rounds, true, 1e-7, 1e-6).ok
 }
 

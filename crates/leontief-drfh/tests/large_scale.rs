@@ -22,15 +22,8 @@ fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
 }
 
 fn rounds(inst: &Instance, o: &MaxMinOutcome) -> Vec<RoundPrices> {
-    let m = inst.num_resources().max(1);
-    o.certificates
-        .iter()
-        .map(|c| RoundPrices {
-            round: c.round,
-            users: c.users.clone(),
-            prices: c.prices.chunks(m).map(<[f64]>::to_vec).collect(),
-        })
-        .collect()
+    let m = inst.num_resources();
+    o.certificates.iter().map(|c| c.to_prices(m)).collect()
 }
 
 fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {

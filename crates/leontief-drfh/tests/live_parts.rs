@@ -15,14 +15,7 @@ fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
 }
 
 fn rounds(m: usize, o: &MaxMinOutcome) -> Vec<RoundPrices> {
-    o.certificates
-        .iter()
-        .map(|c| RoundPrices {
-            round: c.round,
-            users: c.users.clone(),
-            prices: c.prices.chunks(m).map(<[f64]>::to_vec).collect(),
-        })
-        .collect()
+    o.certificates.iter().map(|c| c.to_prices(m)).collect()
 }
 
 #[test]
