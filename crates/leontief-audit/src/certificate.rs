@@ -109,6 +109,8 @@ pub fn max_min_certificate(
         placement,
         tolerance,
     );
+    let levels: Vec<f64> = (0..nu).map(level).collect();
+    let order = RoundOrder::new(&levels, frozen_round);
     let mut certified = vec![false; nu];
     for c in rounds {
         let r_k = c.round;
@@ -182,6 +184,10 @@ pub fn max_min_certificate(
         // User n may be pushed to its own level by nobody: the users
         // frozen later may fall to its level, no further.
         for &n in &c.users {
+            if let Some(why) = order.violation(instance, n, r_k, level(n), tolerance) {
+                fail(&mut out, why);
+                continue;
+            }
             let room = (cost - held - level(n) * later).max(0.0);
             let denominator = u[n] * user_tasks[n];
             let rel = if denominator > 0.0 {
@@ -294,4 +300,96 @@ pub fn pooled_prices(pool: &Instance, x: &[f64], frozen_round: &[usize]) -> Vec<
             })
         })
         .collect()
+}
+
+/// Whether a certificate's rounds are the rounds of the shares it is
+/// checked in. The weak-duality bound of [`max_min_certificate`] holds the
+/// users of round r and before at their tasks and the later ones at the
+/// riser's level: that is the max-min condition ("no user can rise without
+/// lowering one whose level is no larger") only when every user frozen in
+/// round r or before sits at or below the riser's level and every later
+/// user at or above it. Without this, any Pareto-optimal allocation with
+/// any rounds would pass (a 2-DF allocation "proved" DRFH max-min).
+#[derive(Debug, Clone)]
+pub struct RoundOrder {
+    /// Highest level over the users of rounds 1..=r (index r).
+    up_to: Vec<f64>,
+    /// Lowest level over the users of rounds r.. (index r).
+    from: Vec<f64>,
+    /// Who holds those extremes (for the message).
+    up_to_user: Vec<usize>,
+    from_user: Vec<usize>,
+}
+
+impl RoundOrder {
+    /// The order of `levels` (per user, in the shares checked) over
+    /// `frozen_round` (0: never ran, left out).
+    pub fn new(levels: &[f64], frozen_round: &[usize]) -> RoundOrder {
+        let last = frozen_round.iter().copied().max().unwrap_or(0);
+        let mut high = vec![(f64::NEG_INFINITY, usize::MAX); last + 2];
+        let mut low = vec![(f64::INFINITY, usize::MAX); last + 2];
+        for (n, &r) in frozen_round.iter().enumerate() {
+            if r == 0 {
+                continue;
+            }
+            if levels[n] > high[r].0 {
+                high[r] = (levels[n], n);
+            }
+            if levels[n] < low[r].0 {
+                low[r] = (levels[n], n);
+            }
+        }
+        for r in 1..high.len() {
+            if high[r - 1].0 > high[r].0 {
+                high[r] = high[r - 1];
+            }
+        }
+        for r in (0..low.len() - 1).rev() {
+            if low[r + 1].0 < low[r].0 {
+                low[r] = low[r + 1];
+            }
+        }
+        RoundOrder {
+            up_to: high.iter().map(|h| h.0).collect(),
+            up_to_user: high.iter().map(|h| h.1).collect(),
+            from: low.iter().map(|l| l.0).collect(),
+            from_user: low.iter().map(|l| l.1).collect(),
+        }
+    }
+
+    /// Why user `n` of round `round` at `level` cannot be proved by its
+    /// round's prices (a user of its round or an earlier one sits above
+    /// it, or a later one below it, by more than `tolerance` relative),
+    /// naming the other user; `None` when the order holds.
+    pub fn violation(
+        &self,
+        instance: &Instance,
+        n: usize,
+        round: usize,
+        level: f64,
+        tolerance: f64,
+    ) -> Option<String> {
+        let name = |k: usize| instance.users()[k].name.as_str();
+        let slack = tolerance * level.abs() + 1e-300;
+        let r = round.min(self.up_to.len() - 2);
+        if self.up_to[r] > level + slack {
+            let k = self.up_to_user[r];
+            return Some(format!(
+                "round {round}: {} (level {level:.6e}) is proved with {} (round of its own or earlier, level {:.6e}) held at its tasks, but in these shares that user sits above it: the rounds are not this mechanism's",
+                name(n),
+                name(k),
+                self.up_to[r]
+            ));
+        }
+        if self.from[r + 1] < level - slack {
+            let k = self.from_user[r + 1];
+            return Some(format!(
+                "round {round}: {} (level {level:.6e}) is proved with {} (a later round, level {:.6e}) held at its level, but in these shares that user sits below it: the rounds are not this mechanism's",
+                name(n),
+                name(k),
+                self.from[r + 1]
+            ));
+        }
+        None
+    }
 }

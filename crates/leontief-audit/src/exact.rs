@@ -238,6 +238,14 @@ pub fn exact_certificate(
         placement,
         tolerance,
     );
+    let levels: Vec<f64> = (0..nu)
+        .map(|n| {
+            (&sig[n] * &x[n] / &weight[n])
+                .to_f64()
+                .unwrap_or(f64::INFINITY)
+        })
+        .collect();
+    let order = crate::certificate::RoundOrder::new(&levels, frozen_round);
     let mut certified = vec![false; nu];
     let mut worst = BigRational::zero();
     let total: Vec<BigRational> = (0..m)
@@ -329,6 +337,10 @@ pub fn exact_certificate(
             }
         }
         for &n in &c.users {
+            if let Some(why) = order.violation(instance, n, c.round, levels[n], tolerance) {
+                fail(&mut out, why);
+                continue;
+            }
             let level = &sig[n] * &x[n] / &weight[n];
             let room = &cost - &held - level * &later;
             let room = if room < BigRational::zero() {

@@ -189,7 +189,7 @@ pub fn judge<B: LpBackend>(
     };
     let envy = crate::envy(instance, tasks, true, &tol);
     let envy_freeness = EnvyFreeness {
-        holds: envy.ok,
+        holds: envy.ok && feasibility.ok,
         witness: envy.worst.map(|(user, envies, could_run, has)| Envy {
             user,
             envies,
@@ -198,11 +198,15 @@ pub fn judge<B: LpBackend>(
         }),
     };
     let size = instance.num_eligible_pairs();
-    let lp = match mode {
-        VerifyMode::Always => true,
-        VerifyMode::Never => false,
-        VerifyMode::Auto => size <= LP_CHECKS_UP_TO,
-    };
+    // On an infeasible allocation no optimality property holds, and the
+    // LPs, which hold users at infeasible tasks, prove nothing: they do
+    // not run (the verdicts say "no: infeasible").
+    let lp = feasibility.ok
+        && match mode {
+            VerifyMode::Always => true,
+            VerifyMode::Never => false,
+            VerifyMode::Auto => size <= LP_CHECKS_UP_TO,
+        };
     let (pareto, drfh_max_min) = if lp {
         let sigma = dominant_sigma(instance);
         let check = crate::max_min(backend, instance, &sigma, &x, true, &tol)?;
@@ -218,7 +222,7 @@ pub fn judge<B: LpBackend>(
                 rise,
             }),
         )
-    } else if mode != VerifyMode::Never {
+    } else if mode != VerifyMode::Never && feasibility.ok {
         let certified = drfh
             .filter(|a| a.status.has_solution() && a.verification.as_ref().is_some_and(|v| v.ok));
         (
@@ -240,18 +244,27 @@ pub fn judge<B: LpBackend>(
         }),
         _ => pareto,
     };
+    // One feasibility verdict for the whole audit: BBF and PS-DSF have
+    // tolerances of their own on saturation, never on capacities.
     let bbf = Pooled::new(instance).map(|p| {
         let f: Vec<f64> = x.iter().zip(&p.unit).map(|(&a, &u)| a / u).collect();
-        condition2(&p.resources, &p.r, &p.e, &p.ub, &f, 1e-6)
+        let mut b = condition2(&p.resources, &p.r, &p.e, &p.ub, &f, 1e-6);
+        b.holds &= feasibility.ok;
+        b
     });
-    let psdsf = psdsf(instance, tasks, 1e-6);
+    let mut psdsf = psdsf(instance, tasks, 1e-6);
+    psdsf.holds &= feasibility.ok;
     let users = instance
         .user_ids()
         .map(|n| user_line(instance, n, x[n.0]))
         .collect();
     let mut j = Judgement {
         summary: Vec::new(),
-        sharing_incentive: sharing_incentive_check(instance, &x, 1e-6),
+        sharing_incentive: {
+            let mut si = sharing_incentive_check(instance, &x, 1e-6);
+            si.holds &= feasibility.ok;
+            si
+        },
         feasibility,
         whole_tasks,
         envy_freeness,

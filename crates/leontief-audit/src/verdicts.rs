@@ -40,12 +40,10 @@ fn list(cs: &[Change], most: usize) -> String {
     s.join(", ")
 }
 
-pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
-    let skipped = || {
-        format!("not checked: {size} eligible user-server pairs (the flat LP runs up to {LP_CHECKS_UP_TO}; --verify always runs it at any size)")
-    };
+/// The feasibility line.
+fn feasibility(j: &Judgement) -> Verdict {
     let f = &j.feasibility;
-    let mut out = vec![Verdict {
+    Verdict {
         property: "feasibility",
         holds: Some(f.ok),
         detail: match (&f.violations.first(), &f.fullest) {
@@ -58,7 +56,43 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
             ),
             (None, None) => "nothing allocated".into(),
         },
-    }];
+    }
+}
+
+/// Every verdict of an infeasible allocation: the fairness properties
+/// are not applicable and no optimality property holds.
+fn infeasible(j: &Judgement) -> Vec<Verdict> {
+    let na = |property| Verdict {
+        property,
+        holds: None,
+        detail: "not applicable: the allocation is infeasible".into(),
+    };
+    let no = |property| Verdict {
+        property,
+        holds: Some(false),
+        detail: "no: the allocation is infeasible".into(),
+    };
+    vec![
+        feasibility(j),
+        na("whole tasks"),
+        na("sharing incentive"),
+        na("envy-freeness"),
+        no("Pareto optimality"),
+        no("DRFH max-min"),
+        no("BBF condition (2)"),
+        no("PS-DSF (Definition 4)"),
+    ]
+}
+
+pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
+    let skipped = || {
+        format!("not checked: {size} eligible user-server pairs (the flat LP runs up to {LP_CHECKS_UP_TO}; --verify always runs it at any size)")
+    };
+    let f = &j.feasibility;
+    if !f.ok {
+        return infeasible(j);
+    }
+    let mut out = vec![feasibility(j)];
     out.push(Verdict {
         property: "whole tasks",
         holds: j.whole_tasks.integral.then_some(j.whole_tasks.holds),

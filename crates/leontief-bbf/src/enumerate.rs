@@ -119,6 +119,11 @@ pub struct Enumeration {
     /// Subsets whose LP ended otherwise (a limit, a numerical failure...),
     /// with that status: the list may miss them.
     pub unsettled: Vec<Unsettled>,
+    /// Merged shards only: whether every witness was re-checked by the
+    /// independent BBF test on the instance (`false`: merged without the
+    /// instance, so only their form was checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub witnesses_verified: Option<bool>,
 }
 
 /// A subset whose LP settled nothing.
@@ -676,6 +681,7 @@ where
         problem_digest: digest(pool),
         complete: unsettled.is_empty(),
         unsettled,
+        witnesses_verified: None,
     })
 }
 
@@ -746,6 +752,23 @@ pub fn merge(
     let users = solutions.first().map(|s| s.fractions.len());
     let mut seen_sets = std::collections::HashSet::new();
     for s in &solutions {
+        if s.bottlenecks.is_empty() {
+            return Err(
+                "a solution has an empty bottleneck set (a BBF set names at least one resource)"
+                    .into(),
+            );
+        }
+        if let Some(twice) = s
+            .bottlenecks
+            .iter()
+            .enumerate()
+            .find_map(|(j, b)| s.bottlenecks[..j].contains(b).then_some(b))
+        {
+            return Err(format!(
+                "the bottleneck set {:?} names {twice} twice",
+                s.bottlenecks
+            ));
+        }
         if let Some(bad) = s.bottlenecks.iter().find(|b| !resources.contains(b)) {
             return Err(format!(
                 "a solution names bottleneck {bad}, not a resource of the problem ({})",
@@ -791,6 +814,7 @@ pub fn merge(
         problem_digest: first.problem_digest.clone(),
         complete: parts.iter().all(|p| p.complete),
         unsettled: parts.iter().flat_map(|p| p.unsettled.clone()).collect(),
+        witnesses_verified: Some(false),
     })
 }
 

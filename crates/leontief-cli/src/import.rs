@@ -27,6 +27,7 @@ pub(crate) fn kubernetes(args: &KubernetesArgs) -> Result<(), Failure> {
         }),
         uncapped: args.uncapped,
     };
+    check_outputs(&args.instance, &args.allocation)?;
     let nodes = read_file(&args.nodes)?;
     let pods = read_file(&args.pods)?;
     let imported = read(&nodes, &pods, &options)?;
@@ -46,6 +47,7 @@ pub(crate) fn google_trace(args: &GoogleTraceArgs) -> Result<(), Failure> {
         merge: args.merge.parse()?,
         uncapped: args.uncapped,
     };
+    check_outputs(&args.instance, &args.allocation)?;
     let imported = read_trace(
         open(&args.task_events)?,
         &args.task_events.display().to_string(),
@@ -56,6 +58,11 @@ pub(crate) fn google_trace(args: &GoogleTraceArgs) -> Result<(), Failure> {
     write(&imported, &args.instance, &args.allocation)
 }
 
+fn check_outputs(instance: &Path, allocation: &Path) -> Result<(), Failure> {
+    crate::output::check_file("--instance", instance)?;
+    crate::output::check_file("--allocation", allocation)
+}
+
 /// Write the instance and the allocation; print the summary.
 fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), Failure> {
     // The instance must be one leontief accepts (an empty cluster, a
@@ -63,8 +70,7 @@ fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), 
     leontief::Instance::new(imported.instance.clone())
         .map_err(|e| bad_input(format!("the snapshot is not a valid instance: {e}")))?;
     let text = serde_json::to_string_pretty(&imported.instance).context("serialising")?;
-    std::fs::write(instance, text + "\n")
-        .with_context(|| format!("writing {}", instance.display()))?;
+    crate::output::write("--instance", instance, &(text + "\n"))?;
     let text = match AllocationFormat::from_path(allocation) {
         AllocationFormat::Csv => allocation_csv(&imported.instance, &imported.tasks),
         AllocationFormat::Json => {
@@ -73,8 +79,7 @@ fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), 
                 + "\n"
         }
     };
-    std::fs::write(allocation, text)
-        .with_context(|| format!("writing {}", allocation.display()))?;
+    crate::output::write("--allocation", allocation, &text)?;
     println!(
         "{}",
         serde_json::to_string_pretty(&imported.summary).context("serialising")?

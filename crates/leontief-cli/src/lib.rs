@@ -17,6 +17,7 @@ mod generate;
 mod import;
 mod input;
 mod kdf_table;
+mod output;
 pub mod plot;
 mod probe;
 pub mod repro;

@@ -21,7 +21,7 @@ pub(crate) fn cmd(
             .users
             .as_ref()
             .map(|u| u.split(',').map(|s| s.trim().to_string()).collect()),
-        budget: args.budget,
+        budget: args.budget as usize,
         seed: args.seed,
         inflate_only: args.inflate_only,
     };
@@ -110,7 +110,7 @@ pub(crate) fn sp_table(args: &SpTableArgs) -> Result<(), Failure> {
                     let inst = leontief::generated(kind, nu, k, r, seed, 0)?;
                     let options = ProbeOptions {
                         users: None,
-                        budget: args.budget,
+                        budget: args.budget as usize,
                         seed,
                         inflate_only,
                     };

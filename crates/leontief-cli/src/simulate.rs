@@ -89,9 +89,7 @@ fn write_json(value: &impl serde::Serialize, args: &SimulateArgs) -> Result<(), 
     }
     .context("serialising the result")?;
     match &args.output {
-        Some(p) => {
-            std::fs::write(p, text + "\n").with_context(|| format!("writing {}", p.display()))?
-        }
+        Some(p) => crate::output::write("-o", p, &(text + "\n"))?,
         None => println!("{text}"),
     }
     Ok(())
@@ -99,6 +97,16 @@ fn write_json(value: &impl serde::Serialize, args: &SimulateArgs) -> Result<(), 
 
 /// The command.
 pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
+    // Output paths before the config and the run: a bad one is bad input.
+    if let Some(p) = &args.output {
+        crate::output::check_file("-o", p)?;
+    }
+    if let Some(p) = &args.write_trace {
+        crate::output::check_file("--write-trace", p)?;
+    }
+    if let Some(dir) = &args.csv_dir {
+        crate::output::make_dir("--csv-dir", dir)?;
+    }
     let l = load(args)?;
     if let Some(p) = &args.write_trace {
         if l.workload.resources.len() != 2 {
@@ -106,7 +114,8 @@ pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
                 "--write-trace: the task_events schema holds two resources (CPU and memory)",
             ));
         }
-        let f = std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?;
+        let f = std::fs::File::create(p)
+            .map_err(|e| bad_input(format!("--write-trace {}: {e}", p.display())))?;
         let mut w = std::io::BufWriter::new(f);
         workload::write_task_events(&l.workload, &mut w)
             .and_then(|_| w.flush())
@@ -145,7 +154,7 @@ pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
             );
         }
         if let Some(dir) = &args.csv_dir {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            crate::output::make_dir("--csv-dir", dir)?;
             let mut text = format!(
                 "slots,{}\n",
                 l.cluster
@@ -164,7 +173,7 @@ pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
                     .collect();
                 text += &format!("{},{}\n", row["slots"], u.join(","));
             }
-            std::fs::write(dir.join("slots_sweep.csv"), text).context("writing slots_sweep.csv")?;
+            crate::output::write("--csv-dir", &dir.join("slots_sweep.csv"), &text)?;
         }
         return write_json(&serde_json::json!({ "slots_sweep": rows }), args);
     }
@@ -193,7 +202,7 @@ pub fn cmd(args: &SimulateArgs) -> Result<(), Failure> {
 
 /// utilisation.csv, shares.csv, jobs.csv, users.csv.
 pub fn write_csvs(r: &SimResult, dir: &Path) -> Result<(), Failure> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::output::make_dir("--csv-dir", dir)?;
     let fmt = |x: &f64| format!("{x}");
     let mut u = format!("time_s,{}\n", r.resources.join(","));
     for (t, row) in r.sample_times.iter().zip(&r.utilisation) {
@@ -244,7 +253,7 @@ pub fn write_csvs(r: &SimResult, dir: &Path) -> Result<(), Failure> {
         ("jobs.csv", j),
         ("users.csv", us),
     ] {
-        std::fs::write(dir.join(file), text).with_context(|| format!("writing {file}"))?;
+        crate::output::write("--csv-dir", &dir.join(file), &text)?;
     }
     Ok(())
 }

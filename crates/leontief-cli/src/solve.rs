@@ -19,6 +19,9 @@ pub(crate) struct SolveCmd {
 pub(crate) fn cmd(c: &SolveCmd) -> Result<(), Failure> {
     // Parameters first: a bad flag is reported before the instance is read.
     let m = mechanism(&c.mechanism, &c.params)?;
+    if let Some(p) = &c.params.trajectory {
+        crate::output::check_file("--trajectory", p)?;
+    }
     let inst = load(&c.instance)?;
     let bar = rounds_bar(&c.mechanism);
     let report = bar.clone();

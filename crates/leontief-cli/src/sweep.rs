@@ -10,18 +10,22 @@ use leontief_core::Instance;
 use std::io::Write;
 use std::path::Path;
 
+/// The most values one sweep solves.
+pub const MAX_SWEEP_VALUES: usize = 1_000;
+
 /// The values of a parameter: `a..b:n` (n >= 2 evenly spaced values from a
-/// to b inclusive), a comma list, or one value.
+/// to b inclusive, n at most [`MAX_SWEEP_VALUES`]), a comma list, or one
+/// value; every value finite.
 pub fn parse_values(flag: &str, spec: &str) -> Result<Vec<f64>, Failure> {
     let bad = |why: &str| {
         bad_input(format!(
             "{flag} {spec}: {why} (use a..b:n, a comma list, or one value)"
         ))
     };
-    let num = |t: &str| {
-        t.trim()
-            .parse::<f64>()
-            .map_err(|_| bad(&format!("'{t}' is not a number")))
+    let num = |t: &str| match t.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err(bad(&format!("'{t}' is not a finite number"))),
+        Err(_) => Err(bad(&format!("'{t}' is not a number"))),
     };
     if let Some((range, n)) = spec.split_once(':') {
         let (a, b) = range
@@ -35,11 +39,21 @@ pub fn parse_values(flag: &str, spec: &str) -> Result<Vec<f64>, Failure> {
         if n < 2 {
             return Err(bad("n must be at least 2"));
         }
+        if n > MAX_SWEEP_VALUES {
+            return Err(bad(&format!("n must be at most {MAX_SWEEP_VALUES}")));
+        }
         return Ok((0..n)
             .map(|j| a + (b - a) * j as f64 / (n - 1) as f64)
             .collect());
     }
-    spec.split(',').map(num).collect()
+    let values: Vec<f64> = spec.split(',').map(num).collect::<Result<_, _>>()?;
+    if values.len() > MAX_SWEEP_VALUES {
+        return Err(bad(&format!(
+            "{} values, above the {MAX_SWEEP_VALUES} one sweep solves",
+            values.len()
+        )));
+    }
+    Ok(values)
 }
 
 /// Run the sweep and write the CSV; returns the number of rows.
@@ -66,7 +80,12 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
     let lambda_fixed = match args.lambda_rule.as_deref() {
         None | Some("alpha-fair") => None,
         Some(rule) => match rule.strip_prefix("fixed:").map(str::parse::<f64>) {
-            Some(Ok(l)) => Some(l),
+            Some(Ok(l)) if l.is_finite() => Some(l),
+            Some(Ok(l)) => {
+                return Err(bad_input(format!(
+                    "--lambda-rule {rule}: lambda must be a finite number, not {l}"
+                )))
+            }
             _ => {
                 return Err(bad_input(format!(
                     "--lambda-rule {rule}: use alpha-fair or fixed:L"

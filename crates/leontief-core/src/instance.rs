@@ -191,11 +191,15 @@ pub const MAX_VALUE: f64 = 1e150;
 /// The smallest demand relative to the largest server capacity of its
 /// resource, and the reciprocal of the largest (see [`Instance::new`]).
 pub const MIN_TASK_FRACTION: f64 = 1e-12;
-/// How far apart two users' weights may be (see [`Instance::new`]).
-pub const MAX_WEIGHT_RATIO: f64 = 1e12;
-/// The largest server `count`: 2^53, the last integer every `f64`
-/// computation holds exactly.
-pub const MAX_COUNT: u64 = 1 << 53;
+/// How far apart two users' weights may be (see [`Instance::new`]): 1e9,
+/// the spread every max-min mechanism answers exactly (weights exactly
+/// 1e12 apart ended `numerical_failure`).
+pub const MAX_WEIGHT_RATIO: f64 = 1e9;
+/// The most physical servers an instance holds, every `count` added up
+/// (and so the largest `count`): 10^12. Beyond it a capacity row of
+/// count x capacity leaves what the LP solvers keep (HiGHS refuses matrix
+/// values above 1e15; a class of 2^53 servers ended exit 1).
+pub const MAX_COUNT: u64 = 1_000_000_000_000;
 
 fn in_range(x: f64) -> bool {
     (MIN_VALUE..=MAX_VALUE).contains(&x)
@@ -315,7 +319,7 @@ impl Instance {
                 } else if count > MAX_COUNT {
                     c.fail(
                         format!("servers[{i}].count"),
-                        format!("is {count}, above 2^53 = {MAX_COUNT}, the largest count every computation holds exactly"),
+                        format!("is {count}, above {MAX_COUNT}, the most physical servers an instance holds"),
                     );
                 } else if s.capacity.iter().any(|&x| !(x * count as f64).is_finite()) {
                     c.fail(
@@ -324,6 +328,21 @@ impl Instance {
                     );
                 }
             }
+        }
+        let physical = raw
+            .servers
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.count.unwrap_or(1)));
+        if physical > MAX_COUNT
+            && raw
+                .servers
+                .iter()
+                .all(|s| s.count.unwrap_or(1) <= MAX_COUNT)
+        {
+            c.fail(
+                "servers",
+                format!("hold {physical} physical servers (counts added up), above {MAX_COUNT}, the most an instance holds"),
+            );
         }
         if raw.users.is_empty() {
             c.fail("users", "is empty: at least one user is needed");
@@ -388,6 +407,9 @@ impl Instance {
         // more than 1e12 tasks, and LP coefficients fall below what the
         // solvers keep (a demand of 0.1 next to a capacity of 9e15 made a
         // verification LP unbounded).
+        // The same against the whole cluster (every server, `count` times):
+        // at most 1e12 tasks of a user fit in all, so that pooling the
+        // servers into one (DRF, BBF) keeps a valid instance.
         if c.issues.is_empty() {
             for r in 0..m {
                 let top = raw
@@ -395,6 +417,11 @@ impl Instance {
                     .iter()
                     .map(|s| s.capacity[r])
                     .fold(0.0, f64::max);
+                let total: f64 = raw
+                    .servers
+                    .iter()
+                    .map(|s| s.capacity[r] * s.count.unwrap_or(1) as f64)
+                    .sum();
                 for (n, u) in raw.users.iter().enumerate() {
                     let d = u.demand[r];
                     if d > 0.0 && top > 0.0 && d < MIN_TASK_FRACTION * top {
@@ -403,6 +430,15 @@ impl Instance {
                             format!(
                                 "is {d:e}, {:e} of the largest capacity of {} ({top:e}); a task must be at least {MIN_TASK_FRACTION:e} of it (more than 1e12 tasks per server): measure the resource in a larger unit for this user's tasks",
                                 d / top,
+                                raw.resources[r]
+                            ),
+                        );
+                    } else if d > 0.0 && d < MIN_TASK_FRACTION * total {
+                        c.fail(
+                            format!("users[{n}].demand[{r}]"),
+                            format!(
+                                "is {d:e}, {:e} of the total capacity of {} over every server ({total:e}, counts included); a task must be at least {MIN_TASK_FRACTION:e} of it (more than 1e12 tasks in the cluster)",
+                                d / total,
                                 raw.resources[r]
                             ),
                         );
@@ -575,7 +611,9 @@ impl Instance {
     }
     /// Total number of physical servers (sum of counts).
     pub fn num_physical_servers(&self) -> u64 {
-        self.servers.iter().map(|s| s.count).sum()
+        self.servers
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.count))
     }
     /// N, the number of users.
     #[inline]

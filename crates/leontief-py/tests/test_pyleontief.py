@@ -324,7 +324,7 @@ def test_audit_takes_arrays_solutions_dicts_and_csv(tmp_path):
 
 def test_import_kubernetes_refusals_are_value_errors():
     nodes = {"items": [{"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4", "memory": "8GB"}}}]}
-    with pytest.raises(ValueError, match=r"nodes.items\[0\].status.allocatable.memory"):
+    with pytest.raises(ValueError, match=r"nodes.items\[0\] \(n\).status.allocatable.memory"):
         lt.import_kubernetes(nodes, {"items": []})
     with pytest.raises(ValueError, match="group-by"):
         lt.import_kubernetes(K8S / "nodes.json", K8S / "pods.json", group_by="team")

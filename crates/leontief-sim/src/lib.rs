@@ -98,6 +98,48 @@ pub struct GreedyResult {
 
 const FIT_SLACK: f64 = 1e-9;
 
+/// The most physical servers (every class expanded) the whole-task
+/// heuristics place on: each is a record of its remaining capacity.
+pub const MAX_PHYSICAL_SERVERS: u64 = 10_000_000;
+
+/// The most whole tasks the heuristics may have to place (an upper bound:
+/// every user's task cap, or the tasks it could run alone on every server
+/// it may use): they place one task at a time.
+pub const MAX_WHOLE_TASKS: f64 = 1e8;
+
+/// Refuse an instance the heuristics cannot place in bounded time and
+/// memory (see [`MAX_PHYSICAL_SERVERS`], [`MAX_WHOLE_TASKS`]).
+pub fn check_size(instance: &Instance) -> Result<(), SimError> {
+    let servers = instance.num_physical_servers();
+    if servers > MAX_PHYSICAL_SERVERS {
+        return Err(SimError::TooLarge(format!(
+            "servers: {servers} physical servers (counts included), above the {MAX_PHYSICAL_SERVERS} the whole-task heuristics expand one by one"
+        )));
+    }
+    for n in instance.user_ids() {
+        // Per class: whole tasks on one server, times the count.
+        let alone: f64 = instance
+            .server_ids()
+            .map(|i| {
+                let count = instance.servers()[i.0].count as f64;
+                (instance.gamma(n, i) / count + FIT_SLACK).floor() * count
+            })
+            .sum();
+        let most = instance
+            .user(n)
+            .tasks
+            .map_or(alone, |t| alone.min(t.floor()));
+        if most > MAX_WHOLE_TASKS {
+            return Err(SimError::TooLarge(format!(
+                "users[{}] ({}) could run up to {most:e} whole tasks, above the {MAX_WHOLE_TASKS:e} the whole-task heuristics place one at a time (give it a task cap, or measure its demand in larger tasks)",
+                n.0,
+                instance.user(n).name
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Physical servers of `instance` (classes expanded, input order).
 pub fn expand_servers(instance: &Instance) -> Vec<(ServerId, Vec<f64>)> {
     let mut out = Vec::with_capacity(instance.num_physical_servers() as usize);
@@ -474,6 +516,10 @@ pub enum SimError {
         /// What is wrong.
         reason: String,
     },
+    /// The instance is larger than the heuristics place (the field and
+    /// the limit named).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 fn whole_caps(instance: &Instance) -> Vec<u64> {
@@ -535,6 +581,7 @@ fn per_task_problem(
 /// assert!(a.tasks.iter().flatten().all(|x| x.fract() == 0.0));
 /// ```
 pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
+    check_size(instance)?;
     let t0 = Instant::now();
     let servers = expand_servers(instance);
     let users = instance.users();

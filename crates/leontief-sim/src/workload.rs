@@ -428,6 +428,10 @@ pub fn write_task_events(workload: &Workload, out: &mut impl Write) -> std::io::
 /// above it are refused, naming the field, before anything is allocated.
 pub const MAX_TASKS: u64 = 100_000_000;
 
+/// The most users a synthetic workload has: the simulator samples every
+/// user's share at every sample time.
+pub const MAX_SYNTHETIC_USERS: usize = 100_000;
+
 /// A synthetic workload: users of unequal activity submitting jobs of
 /// identical tasks. Defaults give a light Google-like mix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -493,8 +497,11 @@ impl SyntheticSpec {
         if self.max_tasks == 0 {
             return bad("max_tasks", "must be >= 1");
         }
-        if self.users > MAX_TASKS as usize {
-            return bad("users", &format!("must be at most {MAX_TASKS}"));
+        if self.users > MAX_SYNTHETIC_USERS {
+            return bad(
+                "users",
+                &format!("must be at most {MAX_SYNTHETIC_USERS} (the share time series hold one column per user)"),
+            );
         }
         // Tasks per job are log-uniform on [1, max_tasks]: their mean.
         let m = f64::from(self.max_tasks.max(2));

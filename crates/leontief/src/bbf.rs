@@ -202,7 +202,10 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
                 Some(_) => Status::NumericalFailure,
             };
             if let Some(path) = trajectory {
-                write_trajectory(path, &pool, &o, *by_t).map_err(Error::from)?;
+                // A path that cannot be written is bad input (the CLI
+                // checks it before the solve).
+                write_trajectory(path, &pool, &o, *by_t)
+                    .map_err(|e| bad_input(format!("--trajectory: {e:#}")))?;
             }
             let mut a = Allocation::new(instance, "bbf-ode", status, pool.split(instance, &o.x));
             a.backend_status = Some(match &o.error {
@@ -350,7 +353,7 @@ pub fn merge_bbf(
     parts: Vec<enumerate::Enumeration>,
     instance: Option<&Instance>,
 ) -> Result<enumerate::Enumeration, Error> {
-    let merged = enumerate::merge(None, parts).map_err(bad_input)?;
+    let mut merged = enumerate::merge(None, parts).map_err(bad_input)?;
     if let Some(instance) = instance {
         let pool = Pool::new(instance).map_err(bbf_failure)?;
         if enumerate::digest(&pool) != merged.problem_digest {
@@ -377,6 +380,7 @@ pub fn merge_bbf(
                 failures.join("\n")
             )));
         }
+        merged.witnesses_verified = Some(true);
     }
     Ok(merged)
 }

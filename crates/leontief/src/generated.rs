@@ -5,16 +5,47 @@ use crate::error::Error;
 use crate::mechanism::ParamError;
 use leontief_core::{generate, Instance};
 
-fn at_least_one(parameter: &'static str, v: usize) -> Result<(), Error> {
-    if v == 0 {
-        return Err(ParamError::Invalid {
-            parameter,
-            value: "0".into(),
-            reason: "must be >= 1".into(),
-        }
-        .into());
+/// The most users, or servers, a generated instance has.
+pub const MAX_GENERATED_SIZE: usize = 1_000_000;
+/// The most user-server pairs (users x servers; placement: users x
+/// eligible) a generated instance has: 10^9, ten times the largest
+/// instance the benches solve.
+pub const MAX_GENERATED_PAIRS: usize = 1_000_000_000;
+/// The most resources a generated instance has.
+pub const MAX_GENERATED_RESOURCES: usize = 64;
+
+fn in_range(parameter: &'static str, v: usize, most: usize) -> Result<(), Error> {
+    let reason = if v == 0 {
+        "must be >= 1".to_string()
+    } else if v > most {
+        format!("must be at most {most}")
+    } else {
+        return Ok(());
+    };
+    Err(ParamError::Invalid {
+        parameter,
+        value: v.to_string(),
+        reason,
     }
-    Ok(())
+    .into())
+}
+
+fn at_least_one(parameter: &'static str, v: usize) -> Result<(), Error> {
+    in_range(parameter, v, usize::MAX)
+}
+
+fn pairs_in_range(users: usize, per_user: usize) -> Result<(), Error> {
+    match users.checked_mul(per_user) {
+        Some(p) if p <= MAX_GENERATED_PAIRS => Ok(()),
+        _ => Err(ParamError::Invalid {
+            parameter: "users",
+            value: users.to_string(),
+            reason: format!(
+                "{users} users x {per_user} servers each is above {MAX_GENERATED_PAIRS} user-server pairs"
+            ),
+        }
+        .into()),
+    }
 }
 
 /// A seeded instance: `google-cell` (Table I of 000; `users` only),
@@ -29,15 +60,20 @@ pub fn generated(
     eligible: usize,
 ) -> Result<Instance, Error> {
     match kind {
-        "google-cell" => Ok(generate::google_cell(users, seed)),
+        "google-cell" => {
+            in_range("users", users, MAX_GENERATED_SIZE)?;
+            Ok(generate::google_cell(users, seed))
+        }
         "heterogeneous" | "placement" => {
-            at_least_one("users", users)?;
-            at_least_one("servers", servers)?;
-            at_least_one("resources", resources)?;
+            in_range("users", users, MAX_GENERATED_SIZE)?;
+            in_range("servers", servers, MAX_GENERATED_SIZE)?;
+            in_range("resources", resources, MAX_GENERATED_RESOURCES)?;
             if kind == "heterogeneous" {
+                pairs_in_range(users, servers)?;
                 return Ok(generate::heterogeneous(users, servers, resources, seed));
             }
             at_least_one("eligible", eligible)?;
+            pairs_in_range(users, eligible)?;
             if eligible > servers {
                 return Err(ParamError::Invalid {
                     parameter: "eligible",

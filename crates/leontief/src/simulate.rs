@@ -191,6 +191,13 @@ pub fn load_config(config: &Path, overrides: &Overrides) -> Result<Simulation, E
                 InstanceError::Io { .. } => bad_input(e.to_string()),
                 _ => bad_input(format!("{}: {e}", path.display())),
             })?;
+            let servers = inst.num_physical_servers();
+            if servers > MAX_SERVERS as u64 {
+                return Err(bad_input(format!(
+                    "cluster.instance {}: {servers} physical servers (counts included), above {MAX_SERVERS}, the most one simulation holds",
+                    path.display()
+                )));
+            }
             Cluster::from_instance(&inst)
         }
     };

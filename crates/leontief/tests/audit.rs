@@ -452,3 +452,58 @@ fn default_references_include_nfc_at_every_size() {
         );
     }
 }
+
+/// On an infeasible allocation no optimality property holds and no
+/// distance is measured: a negative entry and a CPU over capacity, and
+/// DRFH's own answer 5e-7 over one capacity (above the audit's one
+/// feasibility tolerance, 1e-7 relative, but within PS-DSF's saturation
+/// tolerance of 1e-6).
+#[test]
+fn an_infeasible_allocation_gets_no_yes() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["cpu", "mem"],
+            "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
+            "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]}"#,
+    )
+    .unwrap();
+    let optimality = [
+        "Pareto optimality",
+        "DRFH max-min",
+        "BBF condition (2)",
+        "PS-DSF (Definition 4)",
+    ];
+    let drfh = solved(&inst, "drfh");
+    let over = |f: f64| -> Vec<Vec<f64>> {
+        let mut t = drfh.clone();
+        for row in t.iter_mut() {
+            for v in row.iter_mut() {
+                *v *= f;
+            }
+        }
+        t
+    };
+    let mut negative = drfh.clone();
+    negative[0][1] = -1.0;
+    negative[1][1] += 3.0; // cpu on s2 over capacity
+    let options = AuditOptions::default();
+    for tasks in [negative, over(1.0 + 5e-7)] {
+        let r = audit(&inst, &tasks, &options).unwrap();
+        assert_eq!(holds(&r, "feasibility"), Some(false));
+        for p in optimality {
+            assert_eq!(holds(&r, p), Some(false), "{p}: {:?}", r.judgement.summary);
+        }
+        for p in ["sharing incentive", "envy-freeness", "whole tasks"] {
+            assert_eq!(holds(&r, p), None, "{p}");
+        }
+        assert!(!r.judgement.psdsf.holds && !r.judgement.sharing_incentive.holds);
+        for c in &r.against {
+            assert!(c.fairness_percent.is_none() && c.efficiency_percent.is_none());
+            assert!(c.note.is_some());
+        }
+    }
+    // Within the tolerance it is feasible, for PS-DSF too.
+    let r = audit(&inst, &over(1.0 + 5e-8), &options).unwrap();
+    for p in ["feasibility", "PS-DSF (Definition 4)"] {
+        assert_eq!(holds(&r, p), Some(true), "{p}: {:?}", r.judgement.summary);
+    }
+}

@@ -323,3 +323,91 @@ fn a_failing_lp_check_on_placement_lists_points_to_the_certificate() {
         assert_eq!(note(&r), lists, "placement lists {lists}: {:?}", r.notes);
     }
 }
+
+/// A certificate proves only the mechanism it was made for: a 2-DF
+/// allocation checked in DRFH's shares, or DRFH's in TSF's or 2-DF's,
+/// fails wherever the two answers differ (every Pareto-optimal
+/// allocation's round prices show that nobody can rise while all others
+/// keep theirs; the proof must also see the levels in the named shares).
+#[test]
+fn a_certificate_checked_in_another_mechanisms_shares_is_not_a_proof() {
+    let pairs = [
+        (Mechanism::Kdf { k: 2 }, Mechanism::Drfh),
+        (Mechanism::Drfh, Mechanism::Kdf { k: 2 }),
+        (Mechanism::Drfh, Mechanism::Tsf),
+        (Mechanism::Tsf, Mechanism::Drfh),
+    ];
+    let mut refuted = 0;
+    for seed in 0..6u64 {
+        let het = generated("heterogeneous", 12, 9, 2, seed, 0).unwrap();
+        let place = generated("placement", 10, 8, 2, seed, 3).unwrap();
+        for inst in [het, place] {
+            for (made, named) in &pairs {
+                let (text, tasks) = solved(&inst, made);
+                let v: Value = serde_json::from_str(&text).unwrap();
+                if v.pointer("/certificate/rounds").is_none() {
+                    continue;
+                }
+                let theirs = leontief::solve(&inst, named, &Options::default()).unwrap();
+                let mine: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+                let differ = mine
+                    .iter()
+                    .zip(&theirs.user_tasks)
+                    .any(|(a, b)| (a - b).abs() > 1e-5 * b.abs().max(1.0));
+                let e = exact(&inst, &text, &tasks, Some(named)).unwrap();
+                if differ {
+                    assert!(!e.ok, "{made} checked as {named}, seed {seed}: {e:?}");
+                    assert!(
+                        e.violations
+                            .iter()
+                            .any(|v| v.contains("not this mechanism's")),
+                        "{:?}",
+                        e.violations
+                    );
+                    refuted += 1;
+                }
+            }
+        }
+    }
+    assert!(refuted >= 20, "only {refuted} mismatched cases");
+}
+
+/// The 2-DF example of 001 (k-DF gives (25/13, 200/13)): its allocation
+/// audited with `--exact drfh` leaves "DRFH max-min" failing, as the LP
+/// check found.
+#[test]
+fn the_2df_example_is_not_proved_drfh() {
+    let inst = Instance::from_path(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../datasets/paper-examples/kdf-2df-example.json"
+    )))
+    .unwrap();
+    // On several servers, so that drfh and kdf print certificates.
+    let json = serde_json::json!({
+        "resources": ["bandwidth", "memory", "cpu"],
+        "servers": [
+            {"name": "a", "capacity": [100, 100, 100]},
+            {"name": "b", "capacity": [100, 100, 100]}
+        ],
+        "users": inst.users().iter().map(|u| serde_json::json!({"name": u.name, "demand": u.demand})).collect::<Vec<_>>()
+    });
+    let inst = Instance::from_json_str(&json.to_string()).unwrap();
+    let kdf = Mechanism::Kdf { k: 2 };
+    let (text, tasks) = solved(&inst, &kdf);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert!(v.pointer("/certificate/rounds").is_some(), "{text}");
+    let mut report = audit(&inst, &tasks, &AuditOptions::default()).unwrap();
+    exact_into(&mut report, &inst, &text, &tasks, Some(&Mechanism::Drfh)).unwrap();
+    let e = report.exact.as_ref().unwrap();
+    assert!(!e.ok, "{e:?}");
+    let line = report
+        .judgement
+        .summary
+        .iter()
+        .find(|l| l.property == "DRFH max-min")
+        .unwrap();
+    assert_eq!(line.holds, Some(false), "{line:?}");
+    // Its own shares prove it.
+    let own = exact(&inst, &text, &tasks, Some(&kdf)).unwrap();
+    assert!(own.ok, "{own:?}");
+}

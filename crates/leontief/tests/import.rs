@@ -217,7 +217,7 @@ fn refusals_name_the_field() {
     )]);
     assert_eq!(
         bad(list(vec![node("n1", "4", "8GB")]), ok_pods.clone()),
-        "nodes.items[0].status.allocatable.memory: \"8GB\" is not a Kubernetes quantity: unknown suffix \"GB\" (use Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or e<exponent>)"
+        "nodes.items[0] (n1).status.allocatable.memory: \"8GB\" is not a Kubernetes quantity: unknown suffix \"GB\" (use Ki, Mi, Gi, Ti, Pi, Ei, n, u, m, k, M, G, T, P, E or e<exponent>)"
     );
     assert_eq!(
         bad(

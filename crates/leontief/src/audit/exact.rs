@@ -114,7 +114,8 @@ pub fn exact_into(
     shares: Option<&Mechanism>,
 ) -> Result<(), Error> {
     let check = exact(instance, allocation, tasks, shares)?;
-    if check.ok {
+    // An infeasible allocation keeps its "no: infeasible" verdicts.
+    if check.ok && report.judgement.feasibility.ok {
         let v: Value = serde_json::from_str(allocation)
             .map_err(|e| bad_input(format!("--exact needs the allocation JSON: {e}")))?;
         let drfh = shares_of(&v, shares)? == Mechanism::Drfh;

@@ -27,7 +27,7 @@ pub use compare::{compare, Comparison, Ratio};
 pub use exact::{exact, exact_into, suggest_exact};
 pub use leontief_audit::exact::ExactCheck;
 pub use leontief_audit::judge::{Judgement, Verdict};
-pub use probe::{probe_sp, Probe, ProbeOptions, UserProbe, GAIN_THRESHOLD};
+pub use probe::{probe_sp, Probe, ProbeOptions, UserProbe, GAIN_THRESHOLD, MAX_BUDGET};
 pub use read::{read_allocation, AllocationFormat, Tasks};
 
 use crate::error::Error;
@@ -126,7 +126,7 @@ pub fn audit(
         .against
         .iter()
         .zip(&solved)
-        .map(|(m, s)| compare(instance, &x, m, s))
+        .map(|(m, s)| compare(instance, &x, judgement.feasibility.ok, m, s))
         .collect();
     Ok(AuditReport {
         judgement,

@@ -14,6 +14,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::Serialize;
 
+/// The most mechanism solves per user a probe spends.
+pub const MAX_BUDGET: usize = 100_000;
+
 /// What the probe searches.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeOptions {
@@ -291,6 +294,12 @@ pub fn probe_sp(
     mechanism: &Mechanism,
     options: &ProbeOptions,
 ) -> Result<Probe, Error> {
+    if options.budget == 0 || options.budget > MAX_BUDGET {
+        return Err(crate::error::bad_input(format!(
+            "budget {}: must be 1 to {MAX_BUDGET} solves per user",
+            options.budget
+        )));
+    }
     let run = Options {
         verify: VerifyMode::Never,
         ..Options::default()

@@ -174,8 +174,10 @@ fn from_csv(instance: &Instance, text: &str) -> Result<Tasks, Error> {
         .enumerate()
         .map(|(i, s)| (s.name.as_str(), i))
         .collect();
+    // Names are exact (" a" is not "a"); only the header and the task
+    // counts are trimmed.
     let mut r = csv::ReaderBuilder::new()
-        .trim(csv::Trim::All)
+        .trim(csv::Trim::Headers)
         .from_reader(text.as_bytes());
     let header = r
         .headers()
@@ -207,6 +209,7 @@ fn from_csv(instance: &Instance, text: &str) -> Result<Tasks, Error> {
             ))
         })?;
         let t: f64 = field(ct)
+            .trim()
             .parse()
             .ok()
             .filter(|t: &f64| t.is_finite())

@@ -213,6 +213,11 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
     let mut node_index = HashMap::new();
     let mut allocatable = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
+        if !n.is_object() {
+            return Err(bad_input(format!(
+                "nodes.items[{i}] is not an object (a Node)"
+            )));
+        }
         let name = text(n, "/metadata/name")
             .ok_or_else(|| bad_input(format!("nodes.items[{i}].metadata.name is missing")))?;
         if node_index.insert(name.to_string(), i).is_some() {
@@ -220,7 +225,12 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
                 "nodes.items[{i}]: node \"{name}\" appears twice"
             )));
         }
-        let at = format!("nodes.items[{i}].status.allocatable");
+        let at = format!("nodes.items[{i}] ({name}).status.allocatable");
+        if n.pointer("/status/allocatable").is_none() {
+            return Err(bad_input(format!(
+                "{at} is missing: the node's capacity for pods is not known"
+            )));
+        }
         let mut caps = HashMap::new();
         for (k, v) in quantities(n.pointer("/status/allocatable"), &at)? {
             caps.insert(k.clone(), quantity(&v, &format!("{at}.{k}"))?);
@@ -231,13 +241,30 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
 
     // Requests per pod, by name, before the resources are chosen.
     let mut read = Vec::new();
+    // Each pod once: by uid where it has one, else by namespace and name.
+    let mut seen: HashMap<String, usize> = HashMap::new();
     for (j, p) in pods.iter().enumerate() {
         let at = format!("pods.items[{j}]");
+        if !p.is_object() {
+            return Err(bad_input(format!("{at} is not an object (a Pod)")));
+        }
         let name = format!(
             "pod {}/{}",
             text(p, "/metadata/namespace").unwrap_or("default"),
             text(p, "/metadata/name").unwrap_or("?")
         );
+        let identity = match (text(p, "/metadata/uid"), text(p, "/metadata/name")) {
+            (Some(uid), _) => Some(format!("uid {uid}")),
+            (None, Some(_)) => Some(name.clone()),
+            (None, None) => None,
+        };
+        if let Some(id) = identity {
+            if let Some(first) = seen.insert(id.clone(), j) {
+                return Err(bad_input(format!(
+                    "{at}: {name} ({id}) is listed twice, first at pods.items[{first}]"
+                )));
+            }
+        }
         let phase = text(p, "/status/phase").unwrap_or("Pending");
         if phase == "Succeeded" || phase == "Failed" {
             summary.leave_out(&name, "finished (Succeeded or Failed)");
