@@ -80,6 +80,11 @@ pub fn nfc_with<B: LpBackend>(
     instance: &Instance,
     path: NfcPath,
 ) -> Result<Allocation, DrfhError> {
+    // Interchangeable entries merged first (as for the total below).
+    if let Some(merged) = crate::merge::merge_identical(instance, true) {
+        let a = nfc_with(backend, &merged.instance, path)?;
+        return Ok(crate::merge::split_allocation(instance, &merged, a));
+    }
     let s = run(backend, instance, path)?;
     let mut a = s.lp.allocation(instance, &s.sol, s.path, s.pairs, s.passes);
     if s.status != s.sol.status {
