@@ -101,18 +101,7 @@ pub(crate) fn merge_identical(instance: &Instance, placement: bool) -> Option<Me
 /// (tasks by count share, prices repeated on every member).
 pub(crate) fn split(o: &mut MaxMinOutcome, merged: &Merged, m: usize) {
     let classes = merged.instance.num_entries();
-    o.tasks = o
-        .tasks
-        .iter()
-        .map(|row| {
-            merged
-                .class_of
-                .iter()
-                .zip(&merged.share)
-                .map(|(&c, &s)| row[c] * s)
-                .collect()
-        })
-        .collect();
+    o.tasks = split_tasks(&o.tasks, merged);
     for c in &mut o.certificates {
         let by_class = std::mem::take(&mut c.prices);
         c.prices = merged
@@ -135,18 +124,7 @@ pub(crate) fn split_allocation(
     let per_entry = |rows: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
         merged.class_of.iter().map(|&c| rows[c].clone()).collect()
     };
-    a.tasks = a
-        .tasks
-        .iter()
-        .map(|row| {
-            merged
-                .class_of
-                .iter()
-                .zip(&merged.share)
-                .map(|(&c, &s)| row[c] * s)
-                .collect()
-        })
-        .collect();
+    a.tasks = split_tasks(&a.tasks, merged);
     if let Some(c) = a.total_certificate.as_mut() {
         c.prices = per_entry(std::mem::take(&mut c.prices));
     }
@@ -162,4 +140,19 @@ pub(crate) fn split_allocation(
         merged.instance.num_entries()
     ));
     a
+}
+
+/// Tasks per class back on the original entries, by count share.
+fn split_tasks(tasks: &[Vec<f64>], merged: &Merged) -> Vec<Vec<f64>> {
+    tasks
+        .iter()
+        .map(|row| {
+            merged
+                .class_of
+                .iter()
+                .zip(&merged.share)
+                .map(|(&c, &s)| row[c] * s)
+                .collect()
+        })
+        .collect()
 }
