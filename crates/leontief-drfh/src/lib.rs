@@ -23,7 +23,7 @@ mod direct;
 mod groups;
 mod live;
 pub mod maxmin;
-mod merge;
+pub mod merge;
 pub mod nfc;
 pub mod patterns;
 mod pooled;

@@ -1,5 +1,6 @@
 //! Identical server entries merged into one class before the max-min
-//! operator runs, and the answer split back.
+//! operator, NFC or PS-DSF runs, and the answer split back
+//! (docs/mechanisms.md, "Interchangeable servers").
 //!
 //! Entries with the same capacity vector are interchangeable: merged into
 //! one class (counts added), any allocation of the class splits onto its
@@ -22,7 +23,7 @@ use leontief_core::{Allocation, Instance, Metrics, RawServer};
 use std::collections::HashMap;
 
 /// An instance with identical entries merged.
-pub(crate) struct Merged {
+pub struct Merged {
     /// The merged instance (classes in order of first appearance).
     pub instance: Instance,
     /// The class of each original entry.
@@ -33,7 +34,7 @@ pub(crate) struct Merged {
 
 /// Merge entries with bitwise-equal capacity vectors and (with
 /// `placement`) the same users listing them; `None` when no two are alike.
-pub(crate) fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
+pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
     let servers = instance.servers();
     let lists = placement && instance.has_placement();
     // Per entry, the users whose lists name it (users without a list are
@@ -116,11 +117,7 @@ pub(crate) fn split(o: &mut MaxMinOutcome, merged: &Merged, m: usize) {
 /// An allocation on the merged instance back on the original entries:
 /// tasks by count share, every per-entry price row repeated on each
 /// member, metrics recomputed on `instance`.
-pub(crate) fn split_allocation(
-    instance: &Instance,
-    merged: &Merged,
-    mut a: Allocation,
-) -> Allocation {
+pub fn split_allocation(instance: &Instance, merged: &Merged, mut a: Allocation) -> Allocation {
     let per_entry = |rows: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
         merged.class_of.iter().map(|&c| rows[c].clone()).collect()
     };

@@ -42,6 +42,12 @@ pub(crate) fn psdsf(
         ));
         return Ok(a);
     }
+    // Interchangeable servers as classes: a PS-DSF allocation of the
+    // class, split evenly, is one of its members (docs/mechanisms.md).
+    if let Some(merged) = leontief_drfh::merge::merge_identical(instance, true) {
+        let a = psdsf(highs, &merged.instance, false, exact_finish)?;
+        return Ok(leontief_drfh::merge::split_allocation(instance, &merged, a));
+    }
     let o = leontief_vds::psdsf_with(
         instance,
         &leontief_vds::PsdsfSettings {

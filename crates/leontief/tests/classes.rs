@@ -137,3 +137,31 @@ fn node_pools_listed_node_by_node_are_solved_as_their_classes() {
         }
     }
 }
+
+/// PS-DSF on node pools: the class's allocation split evenly meets
+/// Definition 4 on every listed node (the verification checks it there),
+/// and equals the answer on the cluster written as classes (PS-DSF is not
+/// unique, but both runs solve the same merged instance).
+#[test]
+fn psdsf_on_node_pools_is_its_classes_split_evenly() {
+    for seed in 0..4u64 {
+        let (listed, classes) = cluster(seed, 5, 12, 14);
+        let m = Mechanism::Psdsf {
+            select: leontief::PsdsfSelect::BestResponse,
+        };
+        let a = leontief::solve(&listed, &m, &Options::default()).unwrap();
+        let b = leontief::solve(&classes, &m, &Options::default()).unwrap();
+        assert!(
+            a.verification.as_ref().is_some_and(|v| v.ok),
+            "seed {seed}: {:?}",
+            a.verification
+        );
+        for (x, y) in a.user_tasks.iter().zip(&b.user_tasks) {
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                "seed {seed}: {x} vs {y}"
+            );
+        }
+        assert!(a.notes.iter().any(|n| n.contains("solved as 5 classes")));
+    }
+}
