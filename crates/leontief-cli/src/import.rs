@@ -1,13 +1,13 @@
 //! `leontief import`: a real cluster snapshot as an instance and its
 //! allocation.
 
-use crate::args::{GoogleTraceArgs, KubernetesArgs};
+use crate::args::{AlibabaGpuArgs, GoogleTraceArgs, KubernetesArgs};
 use crate::failure::{bad_input, Failure};
 use anyhow::Context;
 use leontief::audit::AllocationFormat;
 use leontief::import::{
-    allocation_csv, google_trace as read_trace, kubernetes as read, Imported, KubernetesOptions,
-    TraceOptions,
+    alibaba_gpu as read_alibaba, allocation_csv, google_trace as read_trace, kubernetes as read,
+    AlibabaOptions, Imported, KubernetesOptions, TraceOptions,
 };
 use std::path::Path;
 
@@ -58,6 +58,30 @@ pub(crate) fn google_trace(args: &GoogleTraceArgs) -> Result<(), Failure> {
     write(&imported, &args.instance, &args.allocation)
 }
 
+pub(crate) fn alibaba_gpu(args: &AlibabaGpuArgs) -> Result<(), Failure> {
+    crate::output::check_file("--instance", &args.instance)?;
+    if args.at.is_some_and(|t| !t.is_finite()) {
+        return Err(bad_input("--at must be a finite number of seconds"));
+    }
+    let options = AlibabaOptions {
+        at: args.at,
+        group_by: args.group_by.parse()?,
+    };
+    let imported = read_alibaba(
+        open(&args.nodes)?,
+        &args.nodes.display().to_string(),
+        open(&args.pods)?,
+        &args.pods.display().to_string(),
+        &options,
+    )?;
+    write_instance(&imported, &args.instance)?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&imported.summary).context("serialising")?
+    );
+    Ok(())
+}
+
 fn check_outputs(instance: &Path, allocation: &Path) -> Result<(), Failure> {
     crate::output::check_file("--instance", instance)?;
     crate::output::check_file("--allocation", allocation)
@@ -67,10 +91,7 @@ fn check_outputs(instance: &Path, allocation: &Path) -> Result<(), Failure> {
 fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), Failure> {
     // The instance must be one leontief accepts (an empty cluster, a
     // node without allocatable...): say so here, not at the audit.
-    leontief::Instance::new(imported.instance.clone())
-        .map_err(|e| bad_input(format!("the snapshot is not a valid instance: {e}")))?;
-    let text = serde_json::to_string_pretty(&imported.instance).context("serialising")?;
-    crate::output::write("--instance", instance, &(text + "\n"))?;
+    write_instance(imported, instance)?;
     let text = match AllocationFormat::from_path(allocation) {
         AllocationFormat::Csv => allocation_csv(&imported.instance, &imported.tasks),
         AllocationFormat::Json => {
@@ -85,4 +106,13 @@ fn write(imported: &Imported, instance: &Path, allocation: &Path) -> Result<(), 
         serde_json::to_string_pretty(&imported.summary).context("serialising")?
     );
     Ok(())
+}
+
+/// Write the instance, after checking that leontief accepts it (an empty
+/// cluster, a node without allocatable...: said here, not at the audit).
+fn write_instance(imported: &Imported, instance: &Path) -> Result<(), Failure> {
+    leontief::Instance::new(imported.instance.clone())
+        .map_err(|e| bad_input(format!("the snapshot is not a valid instance: {e}")))?;
+    let text = serde_json::to_string_pretty(&imported.instance).context("serialising")?;
+    crate::output::write("--instance", instance, &(text + "\n"))
 }

@@ -80,6 +80,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Import { what } => match what {
             Import::Kubernetes(args) => import::kubernetes(&args),
             Import::GoogleTrace(args) => import::google_trace(&args),
+            Import::AlibabaGpu(args) => import::alibaba_gpu(&args),
         },
         Command::Validate { instance } => validate::cmd(&instance),
         Command::Simulate { args } => simulate::cmd(&args),

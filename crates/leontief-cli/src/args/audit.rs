@@ -140,6 +140,28 @@ pub struct GoogleTraceArgs {
     pub uncapped: bool,
 }
 
+/// `leontief import alibaba-gpu`.
+#[derive(clap::Args, Debug)]
+pub struct AlibabaGpuArgs {
+    /// The node list (`openb_node_list_all_node.csv`: sn, cpu_milli,
+    /// memory_mib, gpu, model).
+    pub nodes: PathBuf,
+    /// A pod list (`openb_pod_list_*.csv`: name, cpu_milli, memory_mib,
+    /// num_gpu, gpu_milli, and optionally gpu_spec, qos and the times).
+    pub pods: PathBuf,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Only the tasks running at T seconds (created and scheduled by T,
+    /// not deleted by T); default every task of the list.
+    #[arg(long)]
+    pub at: Option<f64>,
+    /// Users: shape (request and GPU models allowed), qos (QoS class and
+    /// shape) or none (one per task).
+    #[arg(long, default_value = "shape")]
+    pub group_by: String,
+}
+
 /// `leontief repro kdf-table1`.
 #[derive(clap::Args, Debug)]
 pub struct KdfTable1Args {

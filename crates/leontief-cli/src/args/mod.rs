@@ -216,6 +216,11 @@ pub(crate) enum Import {
     /// at T the allocation.
     #[command(name = "google-trace")]
     GoogleTrace(GoogleTraceArgs),
+    /// The Alibaba GPU cluster trace of 2023 (node list and pod list):
+    /// nodes are servers, task shapes users, GPU models placement lists.
+    /// The trace does not say where a task ran: the instance only.
+    #[command(name = "alibaba-gpu")]
+    AlibabaGpu(AlibabaGpuArgs),
 }
 
 /// `leontief repro` targets.

@@ -1,11 +1,13 @@
 //! Importers of real cluster snapshots: an instance and the allocation the
 //! cluster made, ready for [`crate::audit`].
 
+mod alibaba;
 mod google;
 mod kubernetes;
 mod quantity;
 mod snapshot;
 
+pub use alibaba::{alibaba_gpu, AlibabaGroup, AlibabaOptions};
 pub use google::{google_trace, TraceGroup, TraceOptions};
 pub use kubernetes::{kubernetes, pod_request, GroupBy, KubernetesOptions};
 pub use quantity::{parse_quantity, QuantityError};
