@@ -3,6 +3,7 @@
 //! when it fails: the core of `leontief audit`.
 
 use crate::bbf::{condition2, BbfCheck, Pooled};
+use crate::pending::{NodeLine, PendingUser};
 use crate::placement::SharingIncentiveCheck;
 use crate::placement::{equal_split, psdsf, sharing_incentive_check, PsdsfCheck};
 use crate::polytope::mu;
@@ -55,6 +56,10 @@ pub struct Judgement {
     pub psdsf: PsdsfCheck,
     /// Per user: tasks, shares, equal split.
     pub users: Vec<UserLine>,
+    /// The users below their task cap, each with why it waits.
+    pub pending: Vec<PendingUser>,
+    /// Per server: its fullest resource and the users there.
+    pub nodes: Vec<NodeLine>,
 }
 
 /// The whole-task property.
@@ -273,6 +278,8 @@ pub fn judge<B: LpBackend>(
         bbf,
         psdsf,
         users,
+        pending: crate::pending::pending(instance, tasks),
+        nodes: crate::pending::nodes(instance, tasks),
     };
     j.summary = crate::verdicts::verdicts(&j, size);
     Ok(j)

@@ -31,6 +31,7 @@ pub mod first_order;
 pub mod judge;
 mod max_min;
 mod pareto;
+pub mod pending;
 pub mod placement;
 mod polytope;
 mod total;

@@ -51,7 +51,11 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
         leontief::audit::suggest_exact(&mut report, &instance, &text);
     }
     if args.table {
-        print!("{}", tables(&report));
+        let view = View {
+            top: args.top.map(|n| n as usize),
+            nodes: args.nodes,
+        };
+        print!("{}", tables(&report, &view));
     } else if args.pretty {
         println!(
             "{}",
@@ -99,8 +103,39 @@ fn opt(v: Option<f64>) -> String {
     v.map_or("-".into(), g)
 }
 
-/// The report as three tables: properties, users, mechanisms.
-pub(crate) fn tables(r: &AuditReport) -> String {
+/// What the readable tables show.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct View {
+    /// Rows per table, ranked (users: lowest ratio to the first reference,
+    /// then level; pending: most tasks waiting; nodes: fullest); `None`:
+    /// the first 20 in instance order.
+    pub top: Option<usize>,
+    /// Add the per-node table.
+    pub nodes: bool,
+}
+
+/// The rows to show of `len`, ranked by `key` (ascending) under `--top`.
+fn pick(len: usize, top: Option<usize>, key: impl Fn(usize) -> (f64, f64)) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..len).collect();
+    if top.is_some() {
+        order.sort_by(|&a, &b| {
+            let (ka, kb) = (key(a), key(b));
+            ka.0.total_cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+        });
+    }
+    order.truncate(top.unwrap_or(TABLE_USERS));
+    order
+}
+
+fn more(out: &mut String, shown: usize, len: usize, what: &str) {
+    if len > shown {
+        out.push_str(&format!("({} more {what} in the JSON)\n", len - shown));
+    }
+}
+
+/// The report as tables: properties, users, pending users, nodes (asked),
+/// mechanisms.
+pub(crate) fn tables(r: &AuditReport, view: &View) -> String {
     let j = &r.judgement;
     let mut rows = vec![vec!["property".into(), "holds".into(), "witness".into()]];
     for v in &j.summary {
@@ -125,7 +160,15 @@ pub(crate) fn tables(r: &AuditReport) -> String {
         head.push("ratio".into());
     }
     let mut rows = vec![head];
-    for (n, u) in j.users.iter().enumerate().take(TABLE_USERS) {
+    let ratio = |n: usize| {
+        r.against
+            .first()
+            .and_then(|c| c.users[n].ratio)
+            .unwrap_or(f64::INFINITY)
+    };
+    let shown = pick(j.users.len(), view.top, |n| (ratio(n), j.users[n].level));
+    for &n in &shown {
+        let u = &j.users[n];
         let mut row = vec![
             u.user.clone(),
             g(u.tasks),
@@ -140,11 +183,54 @@ pub(crate) fn tables(r: &AuditReport) -> String {
         rows.push(row);
     }
     out.push_str(&aligned(&rows, 1));
-    if j.users.len() > TABLE_USERS {
-        out.push_str(&format!(
-            "({} more users in the JSON)\n",
-            j.users.len() - TABLE_USERS
-        ));
+    more(&mut out, shown.len(), j.users.len(), "users");
+    if !j.pending.is_empty() {
+        out.push('\n');
+        let mut rows = vec![vec![
+            "pending".to_string(),
+            "tasks".into(),
+            "cap".into(),
+            "why it waits".into(),
+        ]];
+        let shown = pick(j.pending.len(), view.top, |p| {
+            (j.pending[p].tasks - j.pending[p].cap, 0.0)
+        });
+        for &p in &shown {
+            let p = &j.pending[p];
+            rows.push(vec![p.user.clone(), g(p.tasks), g(p.cap), p.reason.clone()]);
+        }
+        out.push_str(&aligned(&rows, 4));
+        more(&mut out, shown.len(), j.pending.len(), "pending users");
+    }
+    if view.nodes {
+        out.push('\n');
+        let mut rows = vec![vec![
+            "node".to_string(),
+            "fullest".into(),
+            "load %".into(),
+            "users (tasks)".into(),
+        ]];
+        let shown = pick(j.nodes.len(), view.top, |i| (-j.nodes[i].load_percent, 0.0));
+        for &i in &shown {
+            let v = &j.nodes[i];
+            let mut users: Vec<String> = v
+                .users
+                .iter()
+                .take(3)
+                .map(|(u, t)| format!("{u} ({})", g(*t)))
+                .collect();
+            if v.users.len() > 3 {
+                users.push(format!("{} more", v.users.len() - 3));
+            }
+            rows.push(vec![
+                v.server.clone(),
+                v.fullest.clone(),
+                g(v.load_percent),
+                users.join(", "),
+            ]);
+        }
+        out.push_str(&aligned(&rows, 4));
+        more(&mut out, shown.len(), j.nodes.len(), "nodes");
     }
     if !r.against.is_empty() {
         out.push('\n');

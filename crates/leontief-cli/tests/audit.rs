@@ -92,6 +92,107 @@ fn kubernetes_snapshot_round_trip() {
     assert_eq!(shown, table, "docs/audit.md");
 }
 
+/// docs/audit.md's second worked example: a tainted control plane, a
+/// tainted GPU node, a node selector; two Pending pods and why each waits.
+#[test]
+fn placement_rules_and_pending_reasons() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let k = datasets().join("kubernetes-placement");
+    let inst = dir.join("cluster.json");
+    let alloc = dir.join("pods.csv");
+    let (code, out, err) = leontief(&[
+        "import",
+        "kubernetes",
+        k.join("nodes.json").to_str().unwrap(),
+        k.join("pods.json").to_str().unwrap(),
+        "--instance",
+        inst.to_str().unwrap(),
+        "--allocation",
+        alloc.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let summary: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (summary["placed"].as_u64(), summary["pending"].as_u64()),
+        (Some(18), Some(2))
+    );
+    let instance: Value = serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+    let list = |name: &str| {
+        instance["users"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["name"] == name)
+            .unwrap_or_else(|| panic!("no user {name}"))["servers"]
+            .clone()
+    };
+    assert_eq!(
+        list("shop/ReplicaSet/web-7d4b9c6f5"),
+        serde_json::json!(["node-a", "node-b"])
+    );
+    assert_eq!(list("batch/Job/report"), serde_json::json!(["node-b"]));
+    assert_eq!(
+        list("ml/StatefulSet/trainer"),
+        serde_json::json!(["node-c"])
+    );
+    assert_eq!(list("kube-system/Pod/etcd-cp"), serde_json::json!(["cp"]));
+    assert_eq!(list("monitoring/DaemonSet/node-exporter"), Value::Null);
+    let (code, out, err) = leontief(&["audit", inst.to_str().unwrap(), alloc.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{err}");
+    let r: Value = serde_json::from_str(&out).unwrap();
+    let pending = r["pending"].as_array().unwrap();
+    assert_eq!(pending.len(), 2);
+    assert_eq!(pending[0]["user"], "batch/Job/report");
+    let block = &pending[0]["blocked_on"][0];
+    assert_eq!(
+        (&block["server"], &block["resource"]),
+        (&"node-b".into(), &"cpu".into())
+    );
+    assert!(
+        (block["free"].as_f64().unwrap() - 0.31).abs() < 1e-9,
+        "{block}"
+    );
+    assert_eq!(pending[1]["user"], "ml/StatefulSet/trainer");
+    assert!(pending[1]["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("node-c has room for 1"));
+    assert_eq!(r["nodes"][2]["fullest"], "cpu");
+    let (code, table, err) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        alloc.to_str().unwrap(),
+        "--table",
+        "--nodes",
+        "--against",
+        "drfh",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let doc = std::fs::read_to_string(datasets().join("../docs/audit.md")).unwrap();
+    let section = &doc[doc.find("## A worked example: placement rules").unwrap()..];
+    let start = section.find("```text\n").unwrap() + 8;
+    let shown = &section[start..start + section[start..].find("```").unwrap()];
+    assert_eq!(shown, table, "docs/audit.md");
+    // --top ranks: the fullest node first, the user furthest below DRFH.
+    let (code, table, _) = leontief(&[
+        "audit",
+        inst.to_str().unwrap(),
+        alloc.to_str().unwrap(),
+        "--table",
+        "--nodes",
+        "--top",
+        "1",
+        "--against",
+        "drfh",
+    ]);
+    assert_eq!(code, Some(0));
+    assert!(table.contains("\nbatch/Job/report "), "{table}");
+    assert!(table.contains("(7 more users in the JSON)"), "{table}");
+    assert!(table.contains("\nnode-b  cpu      96.0809"), "{table}");
+    assert!(!table.contains("\ncp "), "{table}");
+}
+
 #[test]
 fn bad_input_exits_2_naming_the_entry() {
     let tmp = tempdir();

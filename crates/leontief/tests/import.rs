@@ -233,17 +233,17 @@ fn refusals_name_the_field() {
         "pods.items[0].spec.containers[0].resources.requests.cpu is negative"
     );
     assert_eq!(
-        bad(
-            nodes(),
-            list(vec![pod(
-                "a",
-                "p",
-                None,
-                Some("n9"),
-                containers(&[("1", "1Gi")])
-            )])
-        ),
-        "pods.items[0].spec.nodeName \"n9\" is not among the nodes"
+        bad(list(vec![node("n1", "4", "8Gi")]), list(vec![node("n2", "4", "8Gi")])),
+        "pods.items[0] is a Node, not a Pod: expected `kubectl get pods -o json` (are the two files swapped?)"
+    );
+    let pod_list = json!({"apiVersion": "v1", "kind": "PodList", "items": []}).to_string();
+    assert_eq!(
+        bad(pod_list.clone(), pod_list),
+        "NODES holds PodList, not a NodeList: expected `kubectl get nodes -o json` (are the two files swapped?)"
+    );
+    assert_eq!(
+        bad("apiVersion: v1\nitems: []\n".into(), nodes()),
+        "nodes: this is YAML; write it with `kubectl get nodes -o json`"
     );
     assert_eq!(
         bad("{\"kind\": \"List\"}".into(), ok_pods.clone()),
@@ -415,5 +415,220 @@ mod google {
             "task_events.csv:1: column 5 (machine ID) is not an integer: \"x\""
         );
         assert!(bad("", "0,1,9,p,1,1").contains("column 3 (event type) must be 0..=2, found 9"));
+    }
+}
+
+/// A cluster with a tainted control-plane node, a cordoned node and a
+/// NotReady one: the placement lists say where the scheduler may put a
+/// user's pods, plus where they already run.
+mod placement {
+    use super::*;
+
+    fn labelled(name: &str, labels: Value, spec: Value, ready: bool) -> Value {
+        let mut n = node(name, "4", "8Gi");
+        n["metadata"]["labels"] = labels;
+        n["spec"] = spec;
+        n["status"]["conditions"] =
+            json!([{"type": "Ready", "status": if ready { "True" } else { "False" }}]);
+        n
+    }
+
+    fn cluster() -> String {
+        list(vec![
+            labelled(
+                "cp",
+                json!({"node-role.kubernetes.io/control-plane": ""}),
+                json!({"taints": [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]}),
+                true,
+            ),
+            labelled("w1", json!({"zone": "a"}), json!({}), true),
+            labelled(
+                "w2",
+                json!({"zone": "b"}),
+                json!({"unschedulable": true}),
+                true,
+            ),
+            labelled("w3", json!({"zone": "b"}), json!({}), false),
+        ])
+    }
+
+    fn with(mut p: Value, key: &str, v: Value) -> Value {
+        p["spec"][key] = v;
+        p
+    }
+
+    fn pods() -> Vec<Value> {
+        let web = |name: &str, node: Option<&str>| {
+            pod(
+                "shop",
+                name,
+                Some(("ReplicaSet", "web")),
+                node,
+                containers(&[("1900m", "1Gi")]),
+            )
+        };
+        let ds = |name: &str, node: &str| {
+            let p = pod(
+                "sys",
+                name,
+                Some(("DaemonSet", "agent")),
+                Some(node),
+                containers(&[("100m", "64Mi")]),
+            );
+            let p = with(p, "tolerations", json!([{"operator": "Exists"}]));
+            with(
+                p,
+                "affinity",
+                json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution":
+                {"nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}),
+            )
+        };
+        let mut etcd = pod(
+            "kube-system",
+            "etcd-cp",
+            Some(("Node", "cp")),
+            Some("cp"),
+            containers(&[("100m", "100Mi")]),
+        );
+        etcd["metadata"]["annotations"] = json!({"kubernetes.io/config.mirror": "abc"});
+        let api = pod(
+            "kube-system",
+            "kube-apiserver-cp",
+            Some(("Node", "cp")),
+            Some("cp"),
+            containers(&[("250m", "200Mi")]),
+        );
+        let zone_b = with(
+            pod("batch", "zb", None, None, containers(&[("1", "1Gi")])),
+            "nodeSelector",
+            json!({"zone": "b"}),
+        );
+        let lost = pod(
+            "batch",
+            "lost",
+            None,
+            Some("gone"),
+            containers(&[("1", "1Gi")]),
+        );
+        let mut ingress = containers(&[("200m", "128Mi")]);
+        ingress["containers"][0]["ports"] =
+            json!([{"containerPort": 80, "hostPort": 80}, {"containerPort": 9000}]);
+        let ingress = pod("net", "ingress", None, None, ingress);
+        let idle = pod(
+            "debug",
+            "idle",
+            None,
+            Some("w1"),
+            json!({"containers": [{"name": "c", "image": "x"}]}),
+        );
+        vec![
+            web("web-1", Some("w1")),
+            web("web-2", None),
+            ds("agent-cp", "cp"),
+            ds("agent-w1", "w1"),
+            ds("agent-w2", "w2"),
+            etcd,
+            api,
+            zone_b,
+            lost,
+            ingress,
+            idle,
+        ]
+    }
+
+    fn servers(imp: &leontief::import::Imported, user: &str) -> Option<Vec<String>> {
+        let u = imp
+            .instance
+            .users
+            .iter()
+            .find(|u| u.name == user)
+            .unwrap_or_else(|| panic!("no user {user}"));
+        u.servers.clone()
+    }
+
+    #[test]
+    fn selectors_affinity_taints_cordons_and_static_pods() {
+        let imp = kubernetes(&cluster(), &list(pods()), &KubernetesOptions::default()).unwrap();
+        let names: Vec<&str> = imp.instance.users.iter().map(|u| u.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "shop/ReplicaSet/web",
+                "sys/DaemonSet/agent",
+                "kube-system/Pod/etcd-cp",
+                "kube-system/Pod/kube-apiserver-cp",
+                "net/Pod/ingress"
+            ]
+        );
+        // The control plane is tainted, w2 cordoned, w3 NotReady: web's new
+        // pods go to w1 only.
+        assert_eq!(
+            servers(&imp, "shop/ReplicaSet/web"),
+            Some(vec!["w1".into()])
+        );
+        // The DaemonSet: one user, one task per node it runs on.
+        assert_eq!(
+            servers(&imp, "sys/DaemonSet/agent"),
+            Some(vec!["cp".into(), "w1".into(), "w2".into()])
+        );
+        assert_eq!(imp.instance.users[1].tasks, Some(3.0));
+        // Static pods: each its own user, on its own node.
+        assert_eq!(
+            servers(&imp, "kube-system/Pod/etcd-cp"),
+            Some(vec!["cp".into()])
+        );
+        assert_eq!(
+            servers(&imp, "kube-system/Pod/kube-apiserver-cp"),
+            Some(vec!["cp".into()])
+        );
+        // A host port is a resource of capacity 1 on every node.
+        let port = imp
+            .instance
+            .resources
+            .iter()
+            .position(|r| r == "hostPort 80/TCP")
+            .unwrap();
+        assert!(imp.instance.servers.iter().all(|s| s.capacity[port] == 1.0));
+        assert_eq!(imp.instance.users[4].demand[port], 1.0);
+        assert_eq!(imp.instance.users[0].demand[port], 0.0);
+        // 1900m is 1.9 exactly (the nearest double).
+        assert_eq!(imp.instance.users[0].demand[0], 1.9);
+        assert_eq!(
+            imp.summary.left_out["bound to a node missing from the node list"],
+            1
+        );
+        assert_eq!(
+            imp.summary.left_out["Pending and no node accepts it (nodeSelector, affinity, taints)"],
+            1
+        );
+        assert!(imp.summary.examples.iter().any(|e| e
+            == "pod batch/zb (cp: nodeSelector zone=b does not match): Pending and no node accepts it (nodeSelector, affinity, taints)"));
+        assert_eq!(
+            imp.summary.left_out["BestEffort (no request on the chosen resources)"],
+            1
+        );
+        assert_eq!((imp.summary.placed, imp.summary.pending), (6, 2));
+    }
+
+    #[test]
+    fn pods_as_a_resource_count_best_effort_pods() {
+        let options = KubernetesOptions {
+            resources: Some(vec!["cpu".into(), "memory".into(), "pods".into()]),
+            ..Default::default()
+        };
+        let imp = kubernetes(&cluster(), &list(pods()), &options).unwrap();
+        let idle = imp
+            .instance
+            .users
+            .iter()
+            .find(|u| u.name == "debug/Pod/idle")
+            .unwrap();
+        assert_eq!(idle.demand, [0.0, 0.0, 1.0, 0.0]);
+        assert_eq!(imp.instance.servers[0].capacity[2], 110.0);
+        assert!(imp.instance.users.iter().all(|u| u.demand[2] == 1.0));
+        assert!(!imp
+            .summary
+            .left_out
+            .contains_key("BestEffort (no request on the chosen resources)"));
     }
 }

@@ -54,6 +54,17 @@ pub struct AuditArgs {
     /// Print readable tables instead of JSON.
     #[arg(long)]
     pub table: bool,
+    /// --table: list the N users furthest below the first --against
+    /// mechanism (lowest ratio, then lowest level), the N pending users
+    /// with most tasks waiting and, with --nodes, the N fullest nodes
+    /// (default: the first 20 of each in instance order).
+    #[arg(long, value_name = "N", requires = "table",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub top: Option<u64>,
+    /// --table: add a per-node view (each node's fullest resource, its
+    /// load and the users there).
+    #[arg(long, requires = "table")]
+    pub nodes: bool,
     /// Pretty-print the JSON.
     #[arg(long)]
     pub pretty: bool,

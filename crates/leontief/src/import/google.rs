@@ -233,6 +233,7 @@ pub fn google_trace(
             key,
             demand: vec![cpu, mem],
             server,
+            eligible: None,
         });
     }
     let servers = live

@@ -3,6 +3,7 @@
 //! `kubectl get pods -A -o json` (users: workloads, each task one pod with
 //! the pod's effective request; the allocation: pods per node).
 
+use super::placement::{NodeFacts, PodRules};
 use super::quantity::parse_quantity;
 use super::snapshot::{ImportSummary, Imported, Item, Merge, Snapshot};
 use crate::error::{bad_input, Error};
@@ -202,16 +203,122 @@ fn user_key(pod: &Value, group: &GroupBy) -> String {
     }
 }
 
+/// The document of `file` as JSON, with a hint when it is YAML.
+fn document(text: &str, file: &str) -> Result<Value, Error> {
+    serde_json::from_str(text).map_err(|e| {
+        let yaml = text.trim_start().starts_with("apiVersion:")
+            || text.trim_start().starts_with("items:")
+            || text.trim_start().starts_with("kind:");
+        bad_input(if yaml {
+            format!("{file}: this is YAML; write it with `kubectl get {file} -o json`")
+        } else {
+            format!("{file}: not JSON: {e}")
+        })
+    })
+}
+
+/// Refuse a list of the wrong objects (the two files swapped, say).
+fn check_kind(v: &Value, file: &str, kind: &str) -> Result<(), Error> {
+    let upper = if file == "nodes" { "NODES" } else { "PODS" };
+    let list = v.get("kind").and_then(Value::as_str).unwrap_or("List");
+    if list != "List" && list != format!("{kind}List") {
+        return Err(bad_input(format!(
+            "{upper} holds {list}, not a {kind}List: expected `kubectl get {file} -o json`{}",
+            if list == "NodeList" || list == "PodList" {
+                " (are the two files swapped?)"
+            } else {
+                ""
+            }
+        )));
+    }
+    if let Some(items) = v.get("items").and_then(Value::as_array) {
+        for (i, item) in items.iter().enumerate() {
+            match item.get("kind").and_then(Value::as_str) {
+                Some(k) if k != kind => {
+                    return Err(bad_input(format!(
+                        "{file}.items[{i}] is a {k}, not a {kind}: expected `kubectl get {file} -o json`{}",
+                        if k == "Node" || k == "Pod" {
+                            " (are the two files swapped?)"
+                        } else {
+                            ""
+                        }
+                    )))
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A static pod's mirror: the kubelet runs it from a file on its node.
+fn is_mirror(pod: &Value) -> bool {
+    pod.pointer("/metadata/annotations/kubernetes.io~1config.mirror")
+        .is_some()
+        || pod
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .is_some_and(|o| {
+                o.iter()
+                    .any(|r| r.get("kind").and_then(Value::as_str) == Some("Node"))
+            })
+}
+
+/// The host ports a pod binds (`hostPort 80/TCP`), each a resource of
+/// capacity 1 per node.
+fn host_ports(pod: &Value, at: &str) -> Result<BTreeSet<String>, Error> {
+    let mut out = BTreeSet::new();
+    for field in ["containers", "initContainers"] {
+        let Some(list) = pod
+            .pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_array)
+        else {
+            continue;
+        };
+        for (j, c) in list.iter().enumerate() {
+            let Some(ports) = c.get("ports").and_then(Value::as_array) else {
+                continue;
+            };
+            for (k, p) in ports.iter().enumerate() {
+                let Some(hp) = p.get("hostPort").filter(|v| !v.is_null()) else {
+                    continue;
+                };
+                if hp.as_u64() == Some(0) {
+                    continue;
+                }
+                let port = hp.as_u64().filter(|&v| v <= 65535).ok_or_else(|| {
+                    bad_input(format!(
+                        "{at}.spec.{field}[{j}].ports[{k}].hostPort is not a port (1 to 65535)"
+                    ))
+                })?;
+                let protocol = p.get("protocol").and_then(Value::as_str).unwrap_or("TCP");
+                out.insert(format!("hostPort {port}/{protocol}"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// One pod read, before the resources are chosen.
+struct Read {
+    name: String,
+    key: String,
+    request: HashMap<String, f64>,
+    node: Option<usize>,
+    eligible: Option<Vec<usize>>,
+}
+
 /// Read a snapshot.
 pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Result<Imported, Error> {
-    let nodes: Value =
-        serde_json::from_str(nodes).map_err(|e| bad_input(format!("nodes: not JSON: {e}")))?;
-    let pods: Value =
-        serde_json::from_str(pods).map_err(|e| bad_input(format!("pods: not JSON: {e}")))?;
+    let nodes = document(nodes, "nodes")?;
+    let pods = document(pods, "pods")?;
+    check_kind(&nodes, "nodes", "Node")?;
+    check_kind(&pods, "pods", "Pod")?;
     let nodes = items(&nodes, "nodes")?;
     let pods = items(&pods, "pods")?;
     let mut node_index = HashMap::new();
     let mut allocatable = Vec::new();
+    let mut facts = Vec::with_capacity(nodes.len());
     for (i, n) in nodes.iter().enumerate() {
         if !n.is_object() {
             return Err(bad_input(format!(
@@ -225,6 +332,11 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
                 "nodes.items[{i}]: node \"{name}\" appears twice"
             )));
         }
+        facts.push(NodeFacts::read(
+            n,
+            name,
+            &format!("nodes.items[{i}] ({name})"),
+        )?);
         let at = format!("nodes.items[{i}] ({name}).status.allocatable");
         if n.pointer("/status/allocatable").is_none() {
             return Err(bad_input(format!(
@@ -239,7 +351,6 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
     }
     let mut summary = ImportSummary::default();
 
-    // Requests per pod, by name, before the resources are chosen.
     let mut read = Vec::new();
     // Each pod once: by uid where it has one, else by namespace and name.
     let mut seen: HashMap<String, usize> = HashMap::new();
@@ -271,45 +382,114 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             continue;
         }
         let node = match text(p, "/spec/nodeName") {
-            Some(n) if !n.is_empty() => Some(*node_index.get(n).ok_or_else(|| {
-                bad_input(format!("{at}.spec.nodeName \"{n}\" is not among the nodes"))
-            })?),
+            Some(n) if !n.is_empty() => match node_index.get(n) {
+                Some(&i) => Some(i),
+                None => {
+                    summary.leave_out(&name, "bound to a node missing from the node list");
+                    continue;
+                }
+            },
             _ => None,
         };
-        read.push((
+        let mirror = is_mirror(p);
+        let rules = PodRules::read(p, &at)?;
+        // A static pod stays on its node; any other may go where the
+        // scheduler would put a new replica, and where it is bound.
+        let mut eligible: Vec<usize> = if mirror {
+            Vec::new()
+        } else {
+            (0..facts.len())
+                .filter(|&i| rules.refusal(&facts[i]).is_none())
+                .collect()
+        };
+        if let Some(i) = node {
+            if let Err(at) = eligible.binary_search(&i) {
+                eligible.insert(at, i);
+            }
+        }
+        if eligible.is_empty() {
+            let why = facts
+                .first()
+                .and_then(|f| rules.refusal(f).map(|r| format!(" ({}: {r})", f.name)))
+                .unwrap_or_default();
+            summary.leave_out(
+                &format!("{name}{why}"),
+                "Pending and no node accepts it (nodeSelector, affinity, taints)",
+            );
+            continue;
+        }
+        let key = if mirror && options.group_by == GroupBy::Owner {
+            format!(
+                "{}/Pod/{}",
+                text(p, "/metadata/namespace").unwrap_or("default"),
+                text(p, "/metadata/name").unwrap_or("?")
+            )
+        } else {
+            user_key(p, &options.group_by)
+        };
+        let mut request = pod_request(p, &at)?;
+        for port in host_ports(p, &at)? {
+            request.insert(port, 1.0);
+        }
+        read.push(Read {
             name,
-            user_key(p, &options.group_by),
-            pod_request(p, &at)?,
+            key,
+            request,
             node,
-        ));
+            eligible: (eligible.len() < facts.len()).then_some(eligible),
+        });
     }
-    let resources: Vec<String> = match &options.resources {
+    let ports: BTreeSet<String> = read
+        .iter()
+        .flat_map(|r| {
+            r.request
+                .keys()
+                .filter(|k| k.starts_with("hostPort "))
+                .cloned()
+        })
+        .collect();
+    let mut resources: Vec<String> = match &options.resources {
         Some(r) => r.clone(),
         None => {
             let mut others: BTreeSet<String> = BTreeSet::new();
-            for (_, _, req, _) in &read {
-                others.extend(req.iter().filter(|(_, &v)| v > 0.0).map(|(k, _)| k.clone()));
+            for r in &read {
+                others.extend(
+                    r.request
+                        .iter()
+                        .filter(|(k, &v)| v > 0.0 && !k.starts_with("hostPort "))
+                        .map(|(k, _)| k.clone()),
+                );
             }
             let mut r = vec!["cpu".to_string(), "memory".to_string()];
             r.extend(others.into_iter().filter(|k| k != "cpu" && k != "memory"));
             r
         }
     };
+    // Host ports are placement rules, not a choice of resources.
+    for p in ports {
+        if !resources.contains(&p) {
+            resources.push(p);
+        }
+    }
     let mut list = Vec::new();
-    for (name, key, req, node) in read {
+    for r in read {
         let demand: Vec<f64> = resources
             .iter()
-            .map(|r| req.get(r).copied().unwrap_or(0.0))
+            .map(|res| match res.as_str() {
+                "pods" => 1.0,
+                _ => r.request.get(res).copied().unwrap_or(0.0),
+            })
             .collect();
         if demand.iter().all(|&d| d == 0.0) {
-            summary.leave_out(&name, "BestEffort (no request on the chosen resources)");
+            summary.leave_out(&r.name, "BestEffort (no request on the chosen resources)");
             continue;
         }
         list.push(Item {
-            name,
-            key,
+            name: r.name,
+            key: r.key,
             demand,
-            server: node,
+            server: r.node,
+            eligible: r.eligible,
         });
     }
     let resource_units: Vec<String> = resources
@@ -326,7 +506,13 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             name,
             capacity: resources
                 .iter()
-                .map(|r| caps.get(r).copied().unwrap_or(0.0))
+                .map(|r| {
+                    if r.starts_with("hostPort ") {
+                        1.0
+                    } else {
+                        caps.get(r).copied().unwrap_or(0.0)
+                    }
+                })
                 .collect(),
             count: None,
         })

@@ -4,6 +4,7 @@
 mod alibaba;
 mod google;
 mod kubernetes;
+mod placement;
 mod quantity;
 mod snapshot;
 

@@ -56,26 +56,25 @@ pub fn parse_quantity(text: &str) -> Result<f64, QuantityError> {
     if frac.contains('.') {
         return Err(fail("two decimal points"));
     }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| fail("the number does not parse"))?;
-    let scale = match suffix {
-        "" => 1.0,
-        "Ki" => 1024f64,
-        "Mi" => 1024f64.powi(2),
-        "Gi" => 1024f64.powi(3),
-        "Ti" => 1024f64.powi(4),
-        "Pi" => 1024f64.powi(5),
-        "Ei" => 1024f64.powi(6),
-        "n" => 1e-9,
-        "u" => 1e-6,
-        "m" => 1e-3,
-        "k" => 1e3,
-        "M" => 1e6,
-        "G" => 1e9,
-        "T" => 1e12,
-        "P" => 1e15,
-        "E" => 1e18,
+    // The value is the decimal number times a power of ten or of 1024,
+    // rounded once: `1900m` is the double nearest 1.9, not 1900 * 0.001.
+    let (exp10, exp2): (i64, i32) = match suffix {
+        "" => (0, 0),
+        "Ki" => (0, 10),
+        "Mi" => (0, 20),
+        "Gi" => (0, 30),
+        "Ti" => (0, 40),
+        "Pi" => (0, 50),
+        "Ei" => (0, 60),
+        "n" => (-9, 0),
+        "u" => (-6, 0),
+        "m" => (-3, 0),
+        "k" => (3, 0),
+        "M" => (6, 0),
+        "G" => (9, 0),
+        "T" => (12, 0),
+        "P" => (15, 0),
+        "E" => (18, 0),
         _ => {
             let exp = suffix
                 .strip_prefix(['e', 'E'])
@@ -84,13 +83,19 @@ pub fn parse_quantity(text: &str) -> Result<f64, QuantityError> {
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(fail(&format!("the exponent \"{exp}\" is not an integer")));
             }
-            let e: i32 = exp
+            let e: i64 = exp
                 .parse()
-                .map_err(|_| fail("the exponent is out of range"))?;
-            10f64.powi(e)
+                .ok()
+                .filter(|e: &i64| e.abs() <= 10_000)
+                .ok_or_else(|| fail("the exponent is out of range"))?;
+            (e, 0)
         }
     };
-    let v = value * scale;
+    let decimal: f64 = format!("{int}{frac}e{}", exp10 - frac.len() as i64)
+        .parse()
+        .map_err(|_| fail("the number does not parse"))?;
+    // A power of two scales exactly (short of overflow).
+    let v = decimal * 2f64.powi(exp2);
     if !v.is_finite() {
         return Err(fail("it overflows"));
     }
@@ -134,6 +139,14 @@ mod tests {
             let got = parse_quantity(t).unwrap_or_else(|e| panic!("{t}: {e}"));
             assert!((got - v).abs() <= 1e-12 * v.abs(), "{t}: {got} != {v}");
         }
+        // Exact decimals: each the double nearest the written number.
+        assert_eq!(parse_quantity("1900m").unwrap(), 1.9);
+        assert_eq!(parse_quantity("100m").unwrap(), 0.1);
+        assert_eq!(parse_quantity("0.3").unwrap(), 0.3);
+        assert_eq!(parse_quantity("300m").unwrap(), 0.3);
+        assert_eq!(parse_quantity("7n").unwrap(), 7e-9);
+        assert_eq!(parse_quantity("1.1Gi").unwrap(), 1.1 * 1073741824.0);
+        assert_eq!(parse_quantity("12e-3").unwrap(), 0.012);
         for t in [
             "", "m", "Gi", ".", "1..2", "1.2.3", "12GB", "1gi", "1 Gi", "1e", "1e1.5", "1ee3",
             "0x10", "abc", "1Kb", "1e400", "--1",

@@ -84,6 +84,8 @@ pub(crate) struct Item {
     pub demand: Vec<f64>,
     /// The server it runs on (index), or none (pending).
     pub server: Option<usize>,
+    /// The servers it may run on (indices, ascending), or `None`: any.
+    pub eligible: Option<Vec<usize>>,
 }
 
 /// The servers and resources of a snapshot, before its users.
@@ -113,8 +115,9 @@ impl Snapshot {
     }
 
     /// Users from `items` (in order of first appearance), each capped at
-    /// its number of tasks unless `uncapped`; the allocation counts the
-    /// placed tasks per server.
+    /// its number of tasks unless `uncapped`, each allowed the servers any
+    /// of its tasks may use (all when one may use any); the allocation
+    /// counts the placed tasks per server.
     pub fn build(
         mut self,
         items: Vec<Item>,
@@ -125,7 +128,16 @@ impl Snapshot {
         let mut tasks = vec![vec![0.0; self.servers.len()]; users.len()];
         let mut raw = Vec::with_capacity(users.len());
         for (u, (name, demand, members)) in users.into_iter().enumerate() {
+            let mut allowed = Some(vec![false; self.servers.len()]);
             for &p in &members {
+                match &items[p].eligible {
+                    Some(e) => {
+                        if let Some(a) = allowed.as_mut() {
+                            e.iter().for_each(|&i| a[i] = true);
+                        }
+                    }
+                    None => allowed = None,
+                }
                 match items[p].server {
                     Some(i) => {
                         tasks[u][i] += 1.0;
@@ -139,7 +151,13 @@ impl Snapshot {
                 demand,
                 weight: None,
                 tasks: (!uncapped).then_some(members.len() as f64),
-                servers: None,
+                servers: allowed.filter(|a| !a.iter().all(|&x| x)).map(|a| {
+                    a.iter()
+                        .zip(&self.servers)
+                        .filter(|(&x, _)| x)
+                        .map(|(_, s)| s.name.clone())
+                        .collect()
+                }),
                 rank_weights: None,
             });
         }
