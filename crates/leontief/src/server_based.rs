@@ -110,7 +110,67 @@ pub(crate) fn vds(
     alpha: f64,
     jacobi: Option<f64>,
 ) -> Result<Allocation, Error> {
+    vds_to(highs, instance, alpha, jacobi, VDS_TOLERANCE)
+}
+
+/// The certificate's tolerance on the listed servers (the verification's).
+const VDS_TOLERANCE: f64 = 1e-9;
+
+/// The tightest tolerance a class solve is asked for.
+const CLASS_TOLERANCE_FLOOR: f64 = 1e-13;
+
+/// The equilibrium certificate in the allocation holds.
+fn holds(a: &Allocation) -> bool {
+    a.gap
+        .as_ref()
+        .and_then(|g| g.equilibrium.as_ref())
+        .is_some_and(|e| e.equilibrium)
+}
+
+fn vds_to(
+    highs: &Highs,
+    instance: &Instance,
+    alpha: f64,
+    jacobi: Option<f64>,
+    tolerance: f64,
+) -> Result<Allocation, Error> {
     let t0 = Instant::now();
+    // Interchangeable servers as classes (Gauss-Seidel; the damped Jacobi
+    // form is the servers' own distributed dynamics and runs as listed):
+    // an equilibrium of the classes, each one server, split evenly, is an
+    // equilibrium of the listed servers (docs/mechanisms.md).
+    if jacobi.is_none() {
+        if let Some(merged) = leontief_drfh::merge::merge_identical(instance, true) {
+            let a = vds_to(highs, &merged.instance, alpha, None, tolerance)?;
+            let split = split_equilibrium(instance, &merged, a, alpha, tolerance);
+            if !split.status.has_solution() || holds(&split) {
+                return Ok(split);
+            }
+            // A member's relative gap is up to its class's over its count
+            // share (the same best-response gain against a share of the
+            // class's spending): once more, that much tighter (to 1e-13).
+            let mut spread = vec![0.0f64; merged.instance.num_entries()];
+            for (&c, &s) in merged.class_of.iter().zip(&merged.share) {
+                spread[c] += 1.0 / s;
+            }
+            let widest = spread.iter().copied().fold(1.0, f64::max);
+            let tight = (tolerance / widest).max(CLASS_TOLERANCE_FLOOR);
+            let a = vds_to(highs, &merged.instance, alpha, None, tight)?;
+            let again = split_equilibrium(instance, &merged, a, alpha, tolerance);
+            if again.status.has_solution() && holds(&again) {
+                return Ok(again);
+            }
+            let mut split = split;
+            split.status = split.status.worst(Status::ReducedAccuracy);
+            split.notes.push(format!(
+                "solved on {} classes of interchangeable servers: split over the {} listed servers, the equilibrium certificate is not within {tolerance:.0e} (see the gap), and the class solve at {tight:.1e} ended {}",
+                merged.instance.num_entries(),
+                instance.num_entries(),
+                again.status
+            ));
+            return Ok(split);
+        }
+    }
     // gamma separable on the eligibility graph: the servers share one
     // potential, and the equilibrium is the one power-cone program.
     let mut why_not_separable = None;
@@ -128,6 +188,7 @@ pub(crate) fn vds(
             alpha,
             jacobi,
             deadline: crate::options::deadline(highs, t0),
+            tolerance,
             ..leontief_vds::VdsSettings::default()
         },
     );
@@ -198,6 +259,67 @@ pub(crate) fn vds(
         &o.certificate,
     ));
     Ok(a)
+}
+
+/// A class equilibrium on the listed servers: tasks split by count share,
+/// each member's prices those of its class with the log scale raised by
+/// (alpha - 1) ln(share) (its gamma is share times the class's, so its
+/// utility's prices are share^(alpha - 1) times the class's), and the
+/// certificate recomputed on the listed servers.
+fn split_equilibrium(
+    instance: &Instance,
+    merged: &leontief_drfh::merge::Merged,
+    a: Allocation,
+    alpha: f64,
+    tolerance: f64,
+) -> Allocation {
+    let totals: Vec<f64> = a.tasks.iter().map(|r| r.iter().sum()).collect();
+    let mut a = leontief_drfh::merge::split_allocation(instance, merged, a);
+    // Each user's total as the class solve had it, to the last bit where
+    // the sum allows: a user at its cap must read as at its cap (the
+    // certificate allows 8 ulps; a split over hundreds of servers rounds
+    // further), or its marginal utility, far above the price there,
+    // counts against every server it uses.
+    for (row, &target) in a.tasks.iter_mut().zip(&totals) {
+        let Some(last) = row.iter().rposition(|&v| v != 0.0) else {
+            continue;
+        };
+        let rest: f64 = row[..last].iter().chain(&row[last + 1..]).sum();
+        row[last] = (target - rest).max(0.0);
+        for _ in 0..4 {
+            let sum: f64 = row.iter().sum();
+            if sum == target {
+                break;
+            }
+            row[last] = if sum > target {
+                row[last].next_down().max(0.0)
+            } else {
+                row[last].next_up()
+            };
+        }
+    }
+    a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
+    if let Some(e) = a.gap.as_mut().and_then(|g| g.equilibrium.as_mut()) {
+        let prices: Vec<Vec<f64>> = merged
+            .class_of
+            .iter()
+            .map(|&c| e.server_prices[c].clone())
+            .collect();
+        let scale: Vec<f64> = merged
+            .class_of
+            .iter()
+            .zip(&merged.share)
+            .map(|(&c, &s)| e.server_log_price_scale[c] + (alpha - 1.0) * s.ln())
+            .collect();
+        let c =
+            leontief_vds::vds_certificate(instance, alpha, &a.tasks, &prices, &scale, tolerance);
+        e.nikaido_isoda_gap = c.nikaido_isoda_gap;
+        e.kkt_residual = c.kkt_residual;
+        e.equilibrium = c.holds;
+        e.server_prices = prices;
+        e.server_log_price_scale = scale;
+    }
+    a
 }
 
 fn separable(

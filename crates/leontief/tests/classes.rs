@@ -165,3 +165,42 @@ fn psdsf_on_node_pools_is_its_classes_split_evenly() {
         assert!(a.notes.iter().any(|n| n.contains("solved as 5 classes")));
     }
 }
+
+/// alphaPF-VDS on node pools: an equilibrium of the classes (each class
+/// one server) split evenly is an equilibrium of the listed nodes; the
+/// verification recomputes the Nikaido-Isoda certificate there from the
+/// printed prices (each member's log price scale raised by (alpha - 1)
+/// ln(share)), and the users' tasks are those of the cluster written as
+/// classes, members of a class holding equal tasks.
+#[test]
+fn vds_on_node_pools_is_its_classes_split_evenly() {
+    for (seed, alpha) in [(0u64, 2.0), (1, 2.0), (2, 3.0), (3, 1.5)] {
+        let (listed, classes) = cluster(seed, 5, 12, 14);
+        let m = Mechanism::Vds {
+            alpha,
+            schedule: leontief::VdsSchedule::GaussSeidel,
+        };
+        let a = leontief::solve(&listed, &m, &Options::default()).unwrap();
+        let b = leontief::solve(&classes, &m, &Options::default()).unwrap();
+        assert_eq!(a.status, leontief::Status::Optimal, "seed {seed}");
+        assert!(
+            a.verification.as_ref().is_some_and(|v| v.ok),
+            "seed {seed}: {:?}",
+            a.verification
+        );
+        for (x, y) in a.user_tasks.iter().zip(&b.user_tasks) {
+            assert!(
+                (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                "seed {seed}: {x} vs {y}"
+            );
+        }
+        for row in &a.tasks {
+            for pool in row.chunks(12) {
+                assert!(pool
+                    .iter()
+                    .all(|&t| (t - pool[0]).abs() <= 1e-9 * pool[0].max(1.0)));
+            }
+        }
+        assert!(a.notes.iter().any(|n| n.contains("solved as 5 classes")));
+    }
+}
