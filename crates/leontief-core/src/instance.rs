@@ -378,6 +378,9 @@ impl Instance {
                         );
                     }
                     let mut ids: Vec<ServerId> = Vec::with_capacity(names.len());
+                    // Listed already (a set: lists of thousands of names).
+                    let mut seen: std::collections::HashSet<usize> =
+                        std::collections::HashSet::with_capacity(names.len());
                     for (j, name) in names.iter().enumerate() {
                         match server_index.get(name.as_str()) {
                             None => c.fail(
@@ -385,7 +388,7 @@ impl Instance {
                                 format!("names unknown server \"{name}\""),
                             ),
                             Some(&i) => {
-                                if ids.contains(&ServerId(i)) {
+                                if !seen.insert(i) {
                                     c.fail(
                                         format!("users[{n}].servers[{j}]"),
                                         format!("names server \"{name}\" twice"),
