@@ -45,3 +45,11 @@ done
 cargo bench -p leontief-benches --bench vds -- --noplot 2>&1 | grep -E "^psdsf/|time:" | paste - - || true
 # Issue 19: the max-min family at datacenter scale (its own script).
 bash benches/run_maxmin.sh
+# Issue 45: the Alibaba GPU cluster (LEONTIEF_DATA, default ../shared/data),
+# listed and merged, beside highspy's interior point when it is installed.
+cargo build --release -q -p leontief-cli
+if [ -d "${LEONTIEF_DATA:-../shared/data}/alibaba-gpu-v2023" ]; then
+  PYTHON="${PYTHON:-$HOME/.cache/leontief-venv/bin/python}" python3 benches/real_clusters.py --timeout "${SCALE_TIMEOUT:-300}" || echo "| real clusters | failed |"
+else
+  echo "real clusters: ${LEONTIEF_DATA:-../shared/data}/alibaba-gpu-v2023 is missing (set LEONTIEF_DATA)"
+fi
