@@ -15,11 +15,16 @@
 //! ```
 //!
 //! * `cluster`: `{"google": {"servers": K, "seed": S}}` (K servers drawn
-//!   from Table I of 000) or `{"instance": "file.json"}` (its servers);
+//!   from Table I of 000), `{"instance": "file.json"}` (its servers) or
+//!   `{"alibaba_gpu": "openb_node_list_all_node.csv"}` (the Alibaba GPU
+//!   trace's nodes: cpu in cores, memory in MiB, gpu in GPUs);
 //! * `workload`: `{"trace": "task_events.csv"}` (Google cluster-data 2011
-//!   schema), `{"synthetic": {...}}` (fields of `SyntheticSpec`, all
-//!   optional) or `{"users": [{"name", "demand", "weight"?, "jobs":
-//!   [{"submit", "tasks", "duration"}]}]}`;
+//!   schema), `{"alibaba_gpu": "openb_pod_list_default.csv"}` (arrival at
+//!   `creation_time`, running `deletion_time - scheduled_time`; users by
+//!   task shape: [`crate::import::alibaba_workload`]), `{"synthetic":
+//!   {...}}` (fields of `SyntheticSpec`, all optional) or `{"users":
+//!   [{"name", "demand", "weight"?, "jobs": [{"submit", "tasks",
+//!   "duration"}]}]}`;
 //! * `scheduler`: first-fit, best-fit (with `normaliser`, a resource
 //!   name), slots (with `slots`), or drfh (exact, divisible tasks);
 //! * `horizon`, `sample_interval` (seconds), `dedicated` (also run each
@@ -67,12 +72,14 @@ fn one() -> u64 {
 enum ClusterSpec {
     Google { servers: usize, seed: u64 },
     Instance(PathBuf),
+    AlibabaGpu(PathBuf),
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 enum WorkloadSpec {
     Trace(PathBuf),
+    AlibabaGpu(PathBuf),
     Synthetic(SyntheticSpec),
     Users(Vec<ExplicitUser>),
 }
@@ -200,9 +207,46 @@ pub fn load_config(config: &Path, overrides: &Overrides) -> Result<Simulation, E
             }
             Cluster::from_instance(&inst)
         }
+        ClusterSpec::AlibabaGpu(p) => {
+            let path = dir.join(p);
+            let file = std::fs::File::open(&path)
+                .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+            let (servers, _) = crate::import::read_nodes(
+                std::io::BufReader::new(file),
+                &path.display().to_string(),
+            )?;
+            if servers.len() > MAX_SERVERS {
+                return Err(bad_input(format!(
+                    "cluster.alibaba_gpu {}: {} nodes, above {MAX_SERVERS}, the most one simulation holds",
+                    path.display(),
+                    servers.len()
+                )));
+            }
+            Cluster {
+                resources: vec!["cpu".into(), "memory".into(), "gpu".into()],
+                servers: servers.into_iter().map(|s| s.capacity).collect(),
+            }
+        }
     };
     let workload = match c.workload {
         WorkloadSpec::Trace(p) => workload::read_task_events(&dir.join(p)),
+        WorkloadSpec::AlibabaGpu(p) => {
+            let path = dir.join(p);
+            let file = std::fs::File::open(&path)
+                .map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+            let w = crate::import::alibaba_workload(
+                std::io::BufReader::new(file),
+                &path.display().to_string(),
+                crate::import::AlibabaGroup::Shape,
+            )?;
+            if w.resources != cluster.resources {
+                return Err(bad_input(format!(
+                    "workload.alibaba_gpu: its resources {:?} are not the cluster's {:?} (use cluster.alibaba_gpu)",
+                    w.resources, cluster.resources
+                )));
+            }
+            Ok(w)
+        }
         WorkloadSpec::Synthetic(s) => s.generate(&cluster.resources),
         WorkloadSpec::Users(u) => workload::explicit(&cluster.resources, &u),
     }

@@ -197,3 +197,145 @@ fn the_alibaba_trace_imports_and_solves_as_its_classes() {
         assert_eq!(a.certificate.as_ref().unwrap().merged_classes, Some(27));
     }
 }
+
+/// The pod list as a simulator workload: arrival at creation_time, running
+/// time deletion_time - scheduled_time (to the window's end when never
+/// deleted), never-scheduled tasks and empty requests left out with notes;
+/// a simulation of the node list and the pod list runs every task.
+#[test]
+fn the_pod_list_is_a_simulator_workload() {
+    use leontief::import::{alibaba_workload, AlibabaGroup};
+    let w = alibaba_workload(PODS.as_bytes(), "pods.csv", AlibabaGroup::Shape).unwrap();
+    assert_eq!(w.resources, ["cpu", "memory", "gpu"]);
+    assert_eq!(w.end, 200.0);
+    let durations: Vec<(f64, f64)> = w.tasks.iter().map(|t| (t.submit, t.duration)).collect();
+    // p0 100 s; p1, p2 188 s; p3 never deleted: to the end, 140 s.
+    assert_eq!(
+        durations,
+        [(0.0, 100.0), (10.0, 188.0), (10.0, 188.0), (50.0, 140.0)]
+    );
+    // p1 and p2 share a shape: one user.
+    assert_eq!(w.users.len(), 3);
+    assert_eq!(w.tasks[1].demand, [6.0, 12288.0, 0.46]);
+    assert!(
+        w.notes
+            .iter()
+            .any(|n| n == "1 tasks never scheduled in the trace (no running time) left out"),
+        "{:?}",
+        w.notes
+    );
+    let bad = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,creation_time,deletion_time,scheduled_time\nq,1000,10,0,0,5,3,4\n";
+    let e = alibaba_workload(bad.as_bytes(), "pods.csv", AlibabaGroup::Shape).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "pods.csv line 2 column deletion_time: 3 is before scheduled_time 4"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("nodes.csv"), NODES).unwrap();
+    std::fs::write(dir.path().join("pods.csv"), PODS).unwrap();
+    let config = dir.path().join("sim.json");
+    std::fs::write(
+        &config,
+        r#"{"cluster": {"alibaba_gpu": "nodes.csv"}, "workload": {"alibaba_gpu": "pods.csv"}, "scheduler": "best-fit"}"#,
+    )
+    .unwrap();
+    let s = leontief::simulate::load_config(&config, &Default::default()).unwrap();
+    assert_eq!(s.cluster.servers.len(), 4);
+    let r = leontief::simulate::simulate(&s, &s.settings, false, &|_| {}, &|| {}).unwrap();
+    assert_eq!(r.servers, 4);
+    assert_eq!(r.totals.finished, 4, "{:?}", r.totals);
+}
+
+/// The cluster written by hand as its classes: servers with equal
+/// capacities and the same users listing them as one entry with a count
+/// (in order of first appearance), placement lists naming the classes.
+fn merged_by_hand(raw: &leontief_core::RawInstance) -> leontief_core::RawInstance {
+    use std::collections::HashMap;
+    let mut listing: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (n, u) in raw.users.iter().enumerate() {
+        for s in u.servers.iter().flatten() {
+            listing.entry(s.as_str()).or_default().push(n);
+        }
+    }
+    let mut classes: Vec<leontief_core::RawServer> = Vec::new();
+    let mut key_of: HashMap<(Vec<u64>, Vec<usize>), usize> = HashMap::new();
+    let mut class_of: HashMap<&str, String> = HashMap::new();
+    for s in &raw.servers {
+        let key = (
+            s.capacity.iter().map(|c| c.to_bits()).collect(),
+            listing.get(s.name.as_str()).cloned().unwrap_or_default(),
+        );
+        let c = *key_of.entry(key).or_insert_with(|| {
+            classes.push(leontief_core::RawServer {
+                name: format!("class{}", classes.len()),
+                capacity: s.capacity.clone(),
+                count: Some(0),
+            });
+            classes.len() - 1
+        });
+        *classes[c].count.as_mut().unwrap() += 1;
+        class_of.insert(s.name.as_str(), classes[c].name.clone());
+    }
+    let mut out = raw.clone();
+    out.servers = classes;
+    for u in &mut out.users {
+        if let Some(list) = &u.servers {
+            let mut names: Vec<String> =
+                list.iter().map(|s| class_of[s.as_str()].clone()).collect();
+            names.sort();
+            names.dedup();
+            u.servers = Some(names);
+        }
+    }
+    out
+}
+
+/// Every mechanism that merges interchangeable servers gives the same
+/// user totals on the listed Alibaba cluster as on the cluster written as
+/// its classes, verified on the listed nodes.
+#[test]
+fn every_mechanism_on_the_listed_cluster_is_its_answer_on_the_classes() {
+    let Some(dir) = data() else { return };
+    let open = |f: &str| std::fs::File::open(dir.join(f)).unwrap();
+    for list in ["gpuspec20", "multigpu20"] {
+        let i = alibaba_gpu(
+            open("openb_node_list_all_node.csv"),
+            "nodes",
+            open(&format!("openb_pod_list_{list}.csv")),
+            list,
+            &AlibabaOptions::default(),
+        )
+        .unwrap();
+        let classes = Instance::new(merged_by_hand(&i.instance)).unwrap();
+        let listed = Instance::new(i.instance).unwrap();
+        assert_eq!(classes.num_entries(), 27, "{list}");
+        for m in [
+            Mechanism::Drfh,
+            Mechanism::Tsf,
+            Mechanism::Kdf { k: 2 },
+            Mechanism::Nfc,
+            Mechanism::Psdsf {
+                select: leontief::PsdsfSelect::BestResponse,
+            },
+            Mechanism::Vds {
+                alpha: 2.0,
+                schedule: leontief::VdsSchedule::GaussSeidel,
+            },
+        ] {
+            let a = leontief::solve(&listed, &m, &Options::default()).unwrap();
+            let b = leontief::solve(&classes, &m, &Options::default()).unwrap();
+            assert!(
+                a.verification.as_ref().is_some_and(|v| v.ok),
+                "{list} {m}: {:?}",
+                a.status
+            );
+            for (n, (x, y)) in a.user_tasks.iter().zip(&b.user_tasks).enumerate() {
+                assert!(
+                    (x - y).abs() <= 1e-6 * x.abs().max(1.0),
+                    "{list} {m}: user {n}: {x} listed, {y} on the classes"
+                );
+            }
+        }
+    }
+}

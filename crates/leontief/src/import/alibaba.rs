@@ -65,14 +65,14 @@ pub struct AlibabaOptions {
 }
 
 /// One CSV with its header: columns by name.
-struct Table {
+pub(super) struct Table {
     file: String,
     header: Vec<String>,
-    rows: Vec<csv::StringRecord>,
+    pub(super) rows: Vec<csv::StringRecord>,
 }
 
 impl Table {
-    fn read(input: impl Read, file: &str) -> Result<Table, Error> {
+    pub(super) fn read(input: impl Read, file: &str) -> Result<Table, Error> {
         let mut r = csv::ReaderBuilder::new()
             .trim(csv::Trim::All)
             .from_reader(input);
@@ -94,11 +94,11 @@ impl Table {
         })
     }
 
-    fn column(&self, name: &str) -> Option<usize> {
+    pub(super) fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
 
-    fn required(&self, name: &str) -> Result<usize, Error> {
+    pub(super) fn required(&self, name: &str) -> Result<usize, Error> {
         self.column(name).ok_or_else(|| {
             bad_input(format!(
                 "{}: no column \"{name}\" (header: {})",
@@ -109,7 +109,7 @@ impl Table {
     }
 
     /// Row `j`'s `col` as a finite number >= 0 (`name` for the message).
-    fn number(&self, j: usize, col: usize, name: &str) -> Result<f64, Error> {
+    pub(super) fn number(&self, j: usize, col: usize, name: &str) -> Result<f64, Error> {
         let text = self.rows[j].get(col).unwrap_or("");
         text.parse::<f64>()
             .ok()
@@ -124,14 +124,19 @@ impl Table {
     }
 
     /// Row `j`'s optional time column: `None` when empty.
-    fn time(&self, j: usize, col: Option<usize>, name: &str) -> Result<Option<f64>, Error> {
+    pub(super) fn time(
+        &self,
+        j: usize,
+        col: Option<usize>,
+        name: &str,
+    ) -> Result<Option<f64>, Error> {
         match col.map(|c| self.rows[j].get(c).unwrap_or("")) {
             None | Some("") => Ok(None),
             Some(_) => self.number(j, col.unwrap_or(0), name).map(Some),
         }
     }
 
-    fn text(&self, j: usize, col: Option<usize>) -> &str {
+    pub(super) fn text(&self, j: usize, col: Option<usize>) -> &str {
         col.and_then(|c| self.rows[j].get(c)).unwrap_or("")
     }
 }
@@ -147,57 +152,7 @@ pub fn alibaba_gpu(
     pods_file: &str,
     options: &AlibabaOptions,
 ) -> Result<Imported, Error> {
-    let nt = Table::read(nodes, nodes_file)?;
-    if nt.column("num_gpu").is_some() {
-        return Err(bad_input(format!(
-            "{nodes_file} looks like a pod list (it has num_gpu): give the node list first"
-        )));
-    }
-    let (sn, cpu, mem, gpu) = (
-        nt.required("sn")?,
-        nt.required("cpu_milli")?,
-        nt.required("memory_mib")?,
-        nt.required("gpu")?,
-    );
-    let model_col = nt.column("model");
-    let mut servers = Vec::with_capacity(nt.rows.len());
-    let mut models: Vec<String> = Vec::with_capacity(nt.rows.len());
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    for j in 0..nt.rows.len() {
-        let name = nt.text(j, Some(sn)).to_string();
-        if name.is_empty() {
-            return Err(bad_input(format!(
-                "{nodes_file} line {} column sn: empty",
-                j + 2
-            )));
-        }
-        if let Some(first) = seen.insert(name.clone(), j) {
-            return Err(bad_input(format!(
-                "{nodes_file} line {} column sn: node {name} appears twice (first on line {})",
-                j + 2,
-                first + 2
-            )));
-        }
-        let capacity = vec![
-            nt.number(j, cpu, "cpu_milli")? / 1000.0,
-            nt.number(j, mem, "memory_mib")?,
-            nt.number(j, gpu, "gpu")?,
-        ];
-        let model = nt.text(j, model_col).to_string();
-        if capacity[2] > 0.0 && model.is_empty() {
-            return Err(bad_input(format!(
-                "{nodes_file} line {} column model: empty on a node with {} GPUs",
-                j + 2,
-                capacity[2]
-            )));
-        }
-        servers.push(RawServer {
-            name,
-            capacity,
-            count: None,
-        });
-        models.push(model);
-    }
+    let (servers, models) = read_nodes(nodes, nodes_file)?;
 
     let pt = Table::read(pods, pods_file)?;
     if pt.column("sn").is_some() {
@@ -347,4 +302,65 @@ pub fn alibaba_gpu(
         tasks,
         summary,
     })
+}
+
+/// The node list: one server per node (cpu in cores, memory in MiB, gpu
+/// in GPUs) and each node's GPU model (empty without GPUs).
+pub(crate) fn read_nodes(
+    nodes: impl Read,
+    nodes_file: &str,
+) -> Result<(Vec<RawServer>, Vec<String>), Error> {
+    let nt = Table::read(nodes, nodes_file)?;
+    if nt.column("num_gpu").is_some() {
+        return Err(bad_input(format!(
+            "{nodes_file} looks like a pod list (it has num_gpu): give the node list first"
+        )));
+    }
+    let (sn, cpu, mem, gpu) = (
+        nt.required("sn")?,
+        nt.required("cpu_milli")?,
+        nt.required("memory_mib")?,
+        nt.required("gpu")?,
+    );
+    let model_col = nt.column("model");
+    let mut servers = Vec::with_capacity(nt.rows.len());
+    let mut models: Vec<String> = Vec::with_capacity(nt.rows.len());
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for j in 0..nt.rows.len() {
+        let name = nt.text(j, Some(sn)).to_string();
+        if name.is_empty() {
+            return Err(bad_input(format!(
+                "{nodes_file} line {} column sn: empty",
+                j + 2
+            )));
+        }
+        if let Some(first) = seen.insert(name.clone(), j) {
+            return Err(bad_input(format!(
+                "{nodes_file} line {} column sn: node {name} appears twice (first on line {})",
+                j + 2,
+                first + 2
+            )));
+        }
+        let capacity = vec![
+            nt.number(j, cpu, "cpu_milli")? / 1000.0,
+            nt.number(j, mem, "memory_mib")?,
+            nt.number(j, gpu, "gpu")?,
+        ];
+        let model = nt.text(j, model_col).to_string();
+        if capacity[2] > 0.0 && model.is_empty() {
+            return Err(bad_input(format!(
+                "{nodes_file} line {} column model: empty on a node with {} GPUs",
+                j + 2,
+                capacity[2]
+            )));
+        }
+        servers.push(RawServer {
+            name,
+            capacity,
+            count: None,
+        });
+        models.push(model);
+    }
+
+    Ok((servers, models))
 }

@@ -2,13 +2,16 @@
 //! cluster made, ready for [`crate::audit`].
 
 mod alibaba;
+mod alibaba_workload;
 mod google;
 mod kubernetes;
 mod placement;
 mod quantity;
 mod snapshot;
 
+pub(crate) use alibaba::read_nodes;
 pub use alibaba::{alibaba_gpu, AlibabaGroup, AlibabaOptions};
+pub use alibaba_workload::alibaba_workload;
 pub use google::{google_trace, TraceGroup, TraceOptions};
 pub use kubernetes::{kubernetes, pod_request, GroupBy, KubernetesOptions};
 pub use quantity::{parse_quantity, QuantityError};
