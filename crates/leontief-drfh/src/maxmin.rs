@@ -67,7 +67,10 @@
 //! 1. Identical entries are merged into classes first ([`crate::merge`]):
 //!    the Google cell listed as 12,583 entries solves as its 10 classes.
 //! 2. With at most [`crate::patterns::PATTERN_ROWS`] capacity rows (few
-//!    entries or classes, any number of users): the pattern master
+//!    entries or classes, any number of users), or without placement
+//!    lists up to [`crate::patterns::PATTERN_ROWS_MANY_USERS`] rows when
+//!    the users number [`crate::patterns::PATTERN_USERS_PER_ROW`] per
+//!    row or more: the pattern master
 //!    ([`crate::patterns`]), a Dantzig-Wolfe LP over the capacity rows
 //!    alone, each user on its cheapest entry in every priced-in pattern.
 //!    The Google cell with 1,000 users: 3-6 ms (the flat LP: 310-350 ms,
@@ -1494,7 +1497,12 @@ pub fn lex_max_min<B: LpBackend>(
     let rows = instance.num_entries() * instance.num_resources();
     let few_entries = match settings.columns {
         Columns::Patterns => true,
-        Columns::Auto => rows <= crate::patterns::PATTERN_ROWS,
+        Columns::Auto => {
+            rows <= crate::patterns::PATTERN_ROWS
+                || (rows <= crate::patterns::PATTERN_ROWS_MANY_USERS
+                    && !(placement && instance.has_placement())
+                    && instance.num_users() >= crate::patterns::PATTERN_USERS_PER_ROW * rows)
+        }
         _ => false,
     };
     if few_entries && backend.can_add_cols() {

@@ -75,6 +75,23 @@ const INF: f64 = f64::INFINITY;
 /// LP; the Google cell with 1,000 users: 3-6 ms against 310-350 ms.
 pub const PATTERN_ROWS: usize = 64;
 
+/// Without placement lists, the pattern master also runs up to this many
+/// capacity rows when the users number at least [`PATTERN_USERS_PER_ROW`]
+/// per row: there the flat and pooled LPs carry a link and a level row per
+/// user and the master does not. Measured (release, 2 cores, generated
+/// heterogeneous, seed 3; benches/REPORT.md, "Many users on few servers"):
+/// 5,000 x 40 with 3 resources 61 s -> 0.25 s, 10,000 x 60 with 4 over
+/// 120 s -> 4.8 s, 10,000 x 250 with 2 16.7 s -> 3.3 s; at 1,000 rows
+/// (20,000 x 500) the master was slower (23 s against 3.9 s), and with
+/// placement lists (2,000 x 40 with 3 resources, 10 eligible) too (4.1 s
+/// against 1.9 s).
+pub const PATTERN_ROWS_MANY_USERS: usize = 512;
+
+/// Users per capacity row from which [`PATTERN_ROWS_MANY_USERS`] applies
+/// (below it, with 4 or more resources, the flat LP was faster: 300 x 25
+/// with 5 resources 0.64 s against 7.0 s).
+pub const PATTERN_USERS_PER_ROW: usize = 10;
+
 /// A pattern prices in when its reduced cost exceeds this (the master's
 /// objective is theta in units where it is at least 1).
 const PRICING_TOLERANCE: f64 = 1e-10;
