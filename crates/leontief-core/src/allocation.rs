@@ -1,5 +1,5 @@
 //! The allocation every mechanism returns, its JSON form (the contract of
-//! `shared/spec/instance-format.md`) and the metrics every output carries.
+//! `docs/instance-format.md`) and the metrics every output carries.
 
 use crate::ids::{ResourceId, ServerId, UserId};
 use crate::instance::Instance;

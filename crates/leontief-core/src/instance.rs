@@ -1,4 +1,4 @@
-//! Instances in the v1 JSON format (`shared/spec/instance-format.md`), and
+//! Instances in the v1 JSON format (`docs/instance-format.md`), and
 //! their validation.
 //!
 //! Parsing goes through [`RawInstance`] (exactly the JSON, unknown fields

@@ -1,7 +1,7 @@
 //! Instances, validation, typed ids, allocations and metrics: the data
 //! model every leontief mechanism shares.
 //!
-//! Notation (`shared/docs/mechanisms.md`): resources r = 1..m, server
+//! Notation (`docs/mechanisms.md`): resources r = 1..m, server
 //! entries i = 1..k (an entry with `count` c is c identical servers, kept as
 //! one block of capacity c * capacity), users n = 1..N with per-task demand
 //! D_{n,r}, weight w_n, task cap T_n and eligible servers E_n. An allocation

@@ -1,5 +1,5 @@
 //! The max-min family of leontief on the LP layer
-//! (`shared/docs/mechanisms.md`, "Max-min family"):
+//! (`docs/mechanisms.md`, "Max-min family"):
 //!
 //! | mechanism | share s_n | how |
 //! |---|---|---|

@@ -3,7 +3,7 @@
 //! Every mechanism of the max-min family gives each user a share linear in
 //! its task count, `s_n = sigma_n x_n`, and a weight `w_n`; the operator
 //! maximises the smallest `s_n / w_n`, then the second smallest, and so on
-//! (`shared/docs/mechanisms.md`, "Max-min family").
+//! (`docs/mechanisms.md`, "Max-min family").
 //!
 //! ## The LP, built once
 //!

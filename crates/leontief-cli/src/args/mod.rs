@@ -59,7 +59,7 @@ pub(crate) enum Command {
     /// Solve an instance with a mechanism and print the allocation JSON.
     #[command(after_help = MECHANISMS, allow_negative_numbers = true)]
     Solve {
-        /// Instance JSON (shared/spec/instance-format.md).
+        /// Instance JSON (docs/instance-format.md).
         instance: PathBuf,
         /// Mechanism name (see below).
         #[arg(long)]
