@@ -82,9 +82,11 @@ pub fn feasibility(
             let e = (u - c) / c.max(1e-300);
             if u > c * (1.0 + tol.feasibility) {
                 v.push(format!(
-                    "{} on {} is over capacity: {u} > {c}",
+                    "{} on {} is over capacity: {} > {}",
                     instance.resources()[r.0],
-                    instance.servers()[i.0].name
+                    instance.servers()[i.0].name,
+                    crate::verdicts::g(u),
+                    crate::verdicts::g(c)
                 ));
             }
             if u > 0.0 {

@@ -5,10 +5,17 @@ use crate::judge::{Judgement, Verdict, LP_CHECKS_UP_TO};
 use crate::Change;
 use leontief_core::checks::ParetoCheck;
 
-/// A number to 6 significant digits, without trailing zeros.
+/// A number to 6 significant digits, without trailing zeros (from 1e15 up
+/// in exponent form: `1e308` is not 309 digits).
 pub fn g(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
+    }
+    if v.abs() >= 1e15 {
+        let s = format!("{v:.5e}");
+        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        return format!("{mantissa}e{exponent}");
     }
     let digits = (5 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
     let s = format!("{v:.digits$}");
@@ -272,4 +279,15 @@ pub(crate) fn verdicts(j: &Judgement, size: usize) -> Vec<Verdict> {
         },
     });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn numbers_read_short() {
+        assert_eq!(super::g(1e308), "1e308");
+        assert_eq!(super::g(-2.5e20), "-2.5e20");
+        assert_eq!(super::g(96.080912), "96.0809");
+        assert_eq!(super::g(0.5), "0.5");
+    }
 }
