@@ -19,7 +19,7 @@
 //! by count, every user eligible on all of them.
 
 use crate::maxmin::MaxMinOutcome;
-use leontief_core::{Allocation, Instance, Metrics, RawServer};
+use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, RawUser};
 use std::collections::HashMap;
 
 /// An instance with identical entries merged.
@@ -77,19 +77,36 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
         .zip(&class_of)
         .map(|(s, &c)| s.count as f64 / classes[c].count.unwrap_or(1) as f64)
         .collect();
-    let mut raw = instance.to_raw();
-    for (u, user) in raw.users.iter_mut().zip(instance.users()) {
-        u.servers = match (&user.servers, lists) {
-            (Some(list), true) => {
-                let mut named: Vec<usize> = list.iter().map(|i| class_of[i.0]).collect();
-                named.sort_unstable();
-                named.dedup();
-                Some(named.into_iter().map(|c| classes[c].name.clone()).collect())
-            }
-            _ => None,
-        };
-    }
-    raw.servers = classes;
+    // The users with their lists on the classes, built directly (not
+    // through `to_raw`, which names every listed server: lists of a
+    // thousand nodes each cost more than the merge).
+    let users = instance
+        .users()
+        .iter()
+        .map(|user| RawUser {
+            name: user.name.clone(),
+            demand: user.demand.clone(),
+            weight: (user.weight != 1.0).then_some(user.weight),
+            tasks: user.tasks,
+            servers: match (&user.servers, lists) {
+                (Some(list), true) => {
+                    let mut named: Vec<usize> = list.iter().map(|i| class_of[i.0]).collect();
+                    named.sort_unstable();
+                    named.dedup();
+                    Some(named.into_iter().map(|c| classes[c].name.clone()).collect())
+                }
+                _ => None,
+            },
+            rank_weights: user.rank_weights.clone(),
+        })
+        .collect();
+    let raw = RawInstance {
+        name: instance.name().map(str::to_string),
+        description: None,
+        resources: instance.resources().to_vec(),
+        servers: classes,
+        users,
+    };
     let instance = Instance::new(raw).ok()?;
     Some(Merged {
         instance,
