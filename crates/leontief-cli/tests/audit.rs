@@ -10,11 +10,10 @@ fn datasets() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets")
 }
 
-#[test]
-fn kubernetes_snapshot_round_trip() {
-    let tmp = tempdir();
-    let dir = tmp.path();
-    let k = datasets().join("kubernetes");
+/// `leontief import kubernetes` on `datasets/FOLDER` into `dir`: the
+/// instance and allocation paths and the printed summary.
+fn import(dir: &std::path::Path, folder: &str) -> (std::path::PathBuf, std::path::PathBuf, Value) {
+    let k = datasets().join(folder);
     let inst = dir.join("cluster.json");
     let alloc = dir.join("pods.csv");
     let (code, out, err) = leontief(&[
@@ -28,7 +27,13 @@ fn kubernetes_snapshot_round_trip() {
         alloc.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(0), "{err}");
-    let summary: Value = serde_json::from_str(&out).unwrap();
+    (inst, alloc, serde_json::from_str(&out).unwrap())
+}
+
+#[test]
+fn kubernetes_snapshot_round_trip() {
+    let tmp = tempdir();
+    let (inst, alloc, summary) = import(tmp.path(), "kubernetes");
     assert_eq!(summary["users"], 5);
     assert_eq!(summary["placed"], 16);
     assert_eq!(summary["pending"], 1);
@@ -97,22 +102,7 @@ fn kubernetes_snapshot_round_trip() {
 #[test]
 fn placement_rules_and_pending_reasons() {
     let tmp = tempdir();
-    let dir = tmp.path();
-    let k = datasets().join("kubernetes-placement");
-    let inst = dir.join("cluster.json");
-    let alloc = dir.join("pods.csv");
-    let (code, out, err) = leontief(&[
-        "import",
-        "kubernetes",
-        k.join("nodes.json").to_str().unwrap(),
-        k.join("pods.json").to_str().unwrap(),
-        "--instance",
-        inst.to_str().unwrap(),
-        "--allocation",
-        alloc.to_str().unwrap(),
-    ]);
-    assert_eq!(code, Some(0), "{err}");
-    let summary: Value = serde_json::from_str(&out).unwrap();
+    let (inst, alloc, summary) = import(tmp.path(), "kubernetes-placement");
     assert_eq!(
         (summary["placed"].as_u64(), summary["pending"].as_u64()),
         (Some(18), Some(2))

@@ -2,6 +2,7 @@
 //! and on the trace itself (`LEONTIEF_DATA`, default ../shared/data; under
 //! CI=true a missing folder fails the test).
 
+mod common;
 use leontief::import::{alibaba_gpu, AlibabaGroup, AlibabaOptions};
 use leontief::{Instance, Mechanism, Options};
 use std::path::PathBuf;
@@ -152,22 +153,7 @@ fn bad_rows_and_swapped_files_are_refused_by_file_line_and_column() {
 }
 
 fn data() -> Option<PathBuf> {
-    let dir = std::env::var_os("LEONTIEF_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    let dir = dir.join("alibaba-gpu-v2023");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{} is missing (set LEONTIEF_DATA to the shared data folder)",
-        dir.display()
-    );
-    eprintln!("skipped: {} is missing (LEONTIEF_DATA)", dir.display());
-    None
+    common::shared_data("alibaba-gpu-v2023")
 }
 
 /// The real trace: every task list imports; the 1,523 nodes fall into

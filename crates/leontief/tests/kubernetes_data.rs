@@ -3,28 +3,14 @@
 //! test): each imports with its placement rules, and the allocation its
 //! scheduler made audits feasible.
 
+mod common;
 use leontief::audit::{audit, AuditOptions};
 use leontief::import::{kubernetes, KubernetesOptions, Merge};
 use leontief::Instance;
 use std::path::PathBuf;
 
 fn data() -> Option<PathBuf> {
-    let dir = std::env::var_os("LEONTIEF_DATA")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
-        });
-    let dir = dir.join("kubernetes");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "{} is missing (set LEONTIEF_DATA to the shared data folder)",
-        dir.display()
-    );
-    eprintln!("skipped: {} is missing (LEONTIEF_DATA)", dir.display());
-    None
+    common::shared_data("kubernetes")
 }
 
 fn servers(imp: &leontief::import::Imported, user: &str) -> Option<Vec<String>> {

@@ -141,6 +141,51 @@ impl Table {
     }
 }
 
+/// The request columns of a pod list.
+pub(super) struct Requests {
+    cpu: usize,
+    mem: usize,
+    num_gpu: usize,
+    gpu_milli: usize,
+}
+
+impl Requests {
+    /// The columns, or the error naming the one missing.
+    pub(super) fn find(pt: &Table) -> Result<Requests, Error> {
+        Ok(Requests {
+            cpu: pt.required("cpu_milli")?,
+            mem: pt.required("memory_mib")?,
+            num_gpu: pt.required("num_gpu")?,
+            gpu_milli: pt.required("gpu_milli")?,
+        })
+    }
+
+    /// Row `j`'s request: cpu in cores, memory in MiB, and `num_gpu` GPUs
+    /// or `gpu_milli / 1000` of one GPU when `num_gpu` is 1 (GPU sharing).
+    pub(super) fn of(&self, pt: &Table, j: usize) -> Result<Vec<f64>, Error> {
+        let line = j + 2;
+        let g = pt.number(j, self.num_gpu, "num_gpu")?;
+        let milli = pt.number(j, self.gpu_milli, "gpu_milli")?;
+        if g.fract() != 0.0 {
+            return Err(bad_input(format!(
+                "{} line {line} column num_gpu: {g} is not a whole number of GPUs",
+                pt.file
+            )));
+        }
+        if g == 1.0 && milli > 1000.0 {
+            return Err(bad_input(format!(
+                "{} line {line} column gpu_milli: {milli} is more than one GPU (1000)",
+                pt.file
+            )));
+        }
+        Ok(vec![
+            pt.number(j, self.cpu, "cpu_milli")? / 1000.0,
+            pt.number(j, self.mem, "memory_mib")?,
+            if g == 1.0 { milli / 1000.0 } else { g },
+        ])
+    }
+}
+
 /// One user being read: name (its key), demand, allowed nodes, tasks.
 type Shape = (String, Vec<f64>, Option<Vec<String>>, usize);
 
@@ -160,13 +205,8 @@ pub fn alibaba_gpu(
             "{pods_file} looks like a node list (it has sn): give the pod list second"
         )));
     }
-    let (name_c, cpu, mem, num_gpu, gpu_milli) = (
-        pt.required("name")?,
-        pt.required("cpu_milli")?,
-        pt.required("memory_mib")?,
-        pt.required("num_gpu")?,
-        pt.required("gpu_milli")?,
-    );
+    let name_c = pt.required("name")?;
+    let request = Requests::find(&pt)?;
     let (spec_c, qos_c) = (pt.column("gpu_spec"), pt.column("qos"));
     let times = match options.at {
         None => None,
@@ -190,7 +230,6 @@ pub fn alibaba_gpu(
     let mut lists: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
     for j in 0..pt.rows.len() {
         let name = pt.text(j, Some(name_c)).to_string();
-        let line = j + 2;
         if let (Some(t), Some((created, scheduled, deleted))) = (options.at, times) {
             let c = pt.time(j, Some(created), "creation_time")?;
             let s = pt.time(j, Some(scheduled), "scheduled_time")?;
@@ -202,24 +241,8 @@ pub fn alibaba_gpu(
                 continue;
             }
         }
-        let g = pt.number(j, num_gpu, "num_gpu")?;
-        let milli = pt.number(j, gpu_milli, "gpu_milli")?;
-        if g.fract() != 0.0 {
-            return Err(bad_input(format!(
-                "{pods_file} line {line} column num_gpu: {g} is not a whole number of GPUs"
-            )));
-        }
-        if g == 1.0 && milli > 1000.0 {
-            return Err(bad_input(format!(
-                "{pods_file} line {line} column gpu_milli: {milli} is more than one GPU (1000)"
-            )));
-        }
-        let gpus = if g == 1.0 { milli / 1000.0 } else { g };
-        let demand = vec![
-            pt.number(j, cpu, "cpu_milli")? / 1000.0,
-            pt.number(j, mem, "memory_mib")?,
-            gpus,
-        ];
+        let demand = request.of(&pt, j)?;
+        let gpus = demand[2];
         if demand.iter().all(|&d| d == 0.0) {
             summary.leave_out(&name, "requests nothing");
             continue;

@@ -10,7 +10,7 @@
 //! placement lists: a task's `gpu_spec` (GPU models) is not honoured, and
 //! the notes say how many tasks had one.
 
-use super::alibaba::{AlibabaGroup, Table};
+use super::alibaba::{AlibabaGroup, Requests, Table};
 use crate::error::{bad_input, Error};
 use leontief_sim::workload::{Task, Workload};
 use std::collections::HashMap;
@@ -28,12 +28,7 @@ pub fn alibaba_workload(
             "{pods_file} looks like a node list (it has sn): a workload is a pod list"
         )));
     }
-    let (cpu, mem, num_gpu, gpu_milli) = (
-        pt.required("cpu_milli")?,
-        pt.required("memory_mib")?,
-        pt.required("num_gpu")?,
-        pt.required("gpu_milli")?,
-    );
+    let request = Requests::find(&pt)?;
     let (created, scheduled, deleted) = (
         pt.required("creation_time")?,
         pt.required("scheduled_time")?,
@@ -67,23 +62,7 @@ pub fn alibaba_workload(
             }
         }
         end = end.max(c).max(s.unwrap_or(0.0)).max(d.unwrap_or(0.0));
-        let g = pt.number(j, num_gpu, "num_gpu")?;
-        let milli = pt.number(j, gpu_milli, "gpu_milli")?;
-        if g.fract() != 0.0 {
-            return Err(bad_input(format!(
-                "{pods_file} line {line} column num_gpu: {g} is not a whole number of GPUs"
-            )));
-        }
-        if g == 1.0 && milli > 1000.0 {
-            return Err(bad_input(format!(
-                "{pods_file} line {line} column gpu_milli: {milli} is more than one GPU (1000)"
-            )));
-        }
-        let demand = vec![
-            pt.number(j, cpu, "cpu_milli")? / 1000.0,
-            pt.number(j, mem, "memory_mib")?,
-            if g == 1.0 { milli / 1000.0 } else { g },
-        ];
+        let demand = request.of(&pt, j)?;
         rows.push((j, c, s, d, demand));
     }
     let mut users: Vec<String> = Vec::new();
