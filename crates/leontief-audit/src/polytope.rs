@@ -106,12 +106,11 @@ const EXACT_PIVOTS: usize = 5_000;
 /// checks' LPs are as ill-conditioned as the rounds they check: on
 /// placement 100 x 1,000 (10 eligible, 3 resources, seed 1) HiGHS's 1e-9
 /// tolerances and a room of 1e-11 let a user "rise" 16% that the exact
-/// LP keeps to 4e-7 (benches/REPORT.md, twenty-fifth session). Without a
+/// LP keeps to 4e-7. Without a
 /// basis, or when the pivots fail, the backend's own solution; when that
 /// has none, once more by simplex without presolve (HiGHS's presolve
 /// called a feasible LP infeasible where two resources were saturated to
-/// 1e-16: a 5-user k-DF instance from the property tests, twenty-third
-/// session).
+/// 1e-16: a 5-user k-DF instance from the property tests).
 pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, BackendError> {
     let on = p.exact;
     let exact = |lp: &mut L| {
@@ -151,7 +150,7 @@ pub(crate) fn protect<L: LoadedLp>(
     // most about 1e-9 of one user's tasks, far below the rise tolerance),
     // or 1e-15 where the LP is exact (see [`solve`]): with 1e-9 / N a
     // slope of about 1e10 on placement lists let a user rise 16% out of
-    // that room (benches/REPORT.md, twenty-fifth session).
+    // that room.
     let relax = if p.exact {
         1e-15
     } else {

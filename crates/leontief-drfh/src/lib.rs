@@ -14,44 +14,54 @@
 //! d_{n,r} = D_{n,r} / C_r. Weights w_n, task caps T_n and placement lists
 //! E_n are honoured everywhere (pooled DRF has one server, so placement
 //! lists do not apply to it: the output says so).
+//!
+//! ## The max-min operator in stages
+//!
+//! Each stage imports only the stages below it:
+//!
+//! | stage | modules | what |
+//! |---|---|---|
+//! | 6. mechanisms | this file, [`nfc`] | DRF, DRFH, k-DF, TSF, per-server DRF, NFC as allocations |
+//! | 5. dispatcher | [`maxmin`] | which path runs ([`maxmin::Path`]), in order |
+//! | 4. rounds | `rounds` (`state`, `verdicts`, `live`) | the round loop over an explicit state: limit, level, cap jumps, verdicts, growth, freeze, live parts; one `Stop` |
+//! | 3. shortcut paths | [`merge`], `capped`, [`patterns`], `pooled`, `groups` | each answers a shape of instance in fewer LPs, or declines |
+//! | 2. the LP and its duality | `lp` (`build`, `duality`, [`pricing`], `colgen`, `closing`, `retry`, `finish`, `part`) | build once, prices and proofs, column generation, closed entries, solve to an answer, read back |
+//! | 1. solvers | `solvers` (`direct`, `block_ipm`) | the Clarabel users: Clarabel as it stands, and the block interior point method |
+//! | 0. vocabulary | [`settings`], [`outcome`], [`closed_form`], [`progress`], [`DrfhError`] | every setting and path threshold, the outcome and its [`maxmin::Path`], the closed form on one pool |
+//!
+//! `docs/design/maxmin-operator.md` says why each path and threshold is
+//! what it is; `benches/REPORT.md` how fast each is today.
 #![deny(missing_docs)]
 
-mod block_ipm;
-mod capped;
-mod closing;
-mod direct;
-mod groups;
-mod live;
-pub mod maxmin;
-pub mod merge;
-pub mod nfc;
-pub mod patterns;
-mod pooled;
-pub mod pricing;
+// Stage 0: the vocabulary.
+pub mod closed_form;
+mod error;
+pub mod outcome;
 pub mod progress;
+pub mod settings;
+// Stage 1: the Clarabel users.
+mod solvers;
+// Stage 2: the LP and its duality.
+pub(crate) mod lp;
+// Stage 3: the shortcut paths.
+pub(crate) mod paths;
+// Stage 4: the rounds.
+pub(crate) mod rounds;
+// Stage 5: the dispatcher.
+pub mod maxmin;
+// Stage 6: the mechanisms (this file and NFC).
+pub mod nfc;
+
+pub use error::DrfhError;
+pub use lp::pricing;
+pub use paths::{merge, patterns};
 
 pub use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
 use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};
-use leontief_model::{BackendError, LpBackend};
+use leontief_model::LpBackend;
 use maxmin::{lex_max_min, progressive_filling, Freeze, MaxMinOutcome, MaxMinSettings};
 pub use nfc::nfc;
 use std::time::Instant;
-
-/// A mechanism could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum DrfhError {
-    /// The backend could not run.
-    #[error(transparent)]
-    Backend(#[from] BackendError),
-    /// A mechanism parameter is out of range.
-    #[error("parameter {name} {reason}")]
-    InvalidParameter {
-        /// Parameter name (as on the command line).
-        name: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
 
 /// The mechanisms of this crate.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,23 +219,12 @@ fn from_outcome(
     }
     let m = instance.num_resources();
     a.certificate = Some(leontief_core::MaxMinCertificate {
-        path: if o.pooled_first {
-            "pooled"
-        } else if o.capped {
-            "capped"
-        } else if o.patterns {
-            "patterns"
-        } else if o.generated {
-            "generated"
-        } else {
-            "flat"
-        }
-        .into(),
+        path: o.path.name().into(),
         pairs: o.pairs,
         columns: o.columns,
         pricing_passes: o.pricing_passes,
         merged_classes: o.merged_classes,
-        groups: o.groups,
+        groups: o.path.groups(),
         rounds: o.certificates.iter().map(|c| c.to_prices(m)).collect(),
     });
     a.levels = Some(o.levels);

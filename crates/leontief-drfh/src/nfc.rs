@@ -29,7 +29,7 @@
 //! took 2.0 s against 0.9 s, and the later ones from scratch 1.5-2.5 s
 //! each against 0.1-0.2 s warm.
 
-use crate::pricing::{for_each_runnable, price, seed};
+use crate::lp::pricing::{for_each_runnable, price, seed};
 use crate::DrfhError;
 use leontief_core::verification::LpOptimality;
 use leontief_core::{Allocation, Instance, ServerId, TotalCertificate, UserId, Verification};
@@ -81,9 +81,9 @@ pub fn nfc_with<B: LpBackend>(
     path: NfcPath,
 ) -> Result<Allocation, DrfhError> {
     // Interchangeable entries merged first (as for the total below).
-    if let Some(merged) = crate::merge::merge_identical(instance, true) {
+    if let Some(merged) = crate::paths::merge::merge_identical(instance, true) {
         let a = nfc_with(backend, &merged.instance, path)?;
-        return Ok(crate::merge::split_allocation(instance, &merged, a));
+        return Ok(crate::paths::merge::split_allocation(instance, &merged, a));
     }
     let s = run(backend, instance, path)?;
     let mut a = s.lp.allocation(instance, &s.sol, s.path, s.pairs, s.passes);
@@ -114,7 +114,7 @@ pub fn nfc_total<B: LpBackend>(backend: &B, instance: &Instance) -> Result<Optio
     // Identical entries merged first: any allocation on a class splits
     // onto its members in proportion to their counts, so the total is the
     // same (the Google cell listed as 12,583 entries: its 10 classes).
-    if let Some(merged) = crate::merge::merge_identical(instance, true) {
+    if let Some(merged) = crate::paths::merge::merge_identical(instance, true) {
         return nfc_total(backend, &merged.instance);
     }
     let s = run(backend, instance, NfcPath::Auto)?;

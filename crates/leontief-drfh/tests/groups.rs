@@ -139,19 +139,19 @@ proptest! {
         prop_assert_eq!(grouped.status, Status::Optimal);
         // A case whose groups fall short runs the one LP: the same
         // assertions cover it (how often the groups succeed: below).
-        if grouped.groups.is_some() {
-            prop_assert!(grouped.pooled_first);
+        if grouped.path.groups().is_some() {
+            prop_assert!(grouped.path.is_pooled());
         }
         for u in 0..inst.num_users() {
             prop_assert!(
                 close(flat.levels[u], grouped.levels[u], 1e-6),
                 "user {}: flat {} grouped {} (groups {:?})",
-                u, flat.levels[u], grouped.levels[u], grouped.groups
+                u, flat.levels[u], grouped.levels[u], grouped.path.groups()
             );
         }
         prop_assert_eq!(&flat.frozen_round, &grouped.frozen_round);
         let x = user_tasks(&grouped);
-        prop_assert!(certify(&inst, &sigma, &grouped, &x), "groups {:?}", grouped.groups);
+        prop_assert!(certify(&inst, &sigma, &grouped, &x), "groups {:?}", grouped.path.groups());
         // A certified user 1% short, or one entry's prices doubled: refused.
         if let Some(c) = grouped.certificates.first() {
             let u = c.users[0];
@@ -212,9 +212,9 @@ fn group_path_is_taken() {
         // The groups can realise the pooled levels only where the one LP
         // does (with 4 resources on 36 entries they are often out of reach).
         let one = run(inst, &sigma, Columns::Generated);
-        reachable += usize::from(one.pooled_first);
-        if grouped.groups.is_some() {
-            assert!(one.pooled_first, "{what}");
+        reachable += usize::from(one.path.is_pooled());
+        if grouped.path.groups().is_some() {
+            assert!(one.path.is_pooled(), "{what}");
             taken += 1;
             // Fewer pairs than the instance has: the answer is sparse.
             let pairs = inst.num_users() * inst.num_entries();

@@ -87,7 +87,7 @@ proptest! {
         for o in [&flat, &generated] {
             let x = user_tasks(o);
             let c = certify(&inst, &sigma, o, &x);
-            prop_assert!(c.ok, "{:?} (rounds {:?}, pooled {})", c, o.frozen_round, o.pooled_first);
+            prop_assert!(c.ok, "{:?} (rounds {:?}, pooled {})", c, o.frozen_round, o.path.is_pooled());
             // A certified user holding 1% less: the certificate no longer
             // proves the allocation.
             if let Some(&n) = o.certificates.first().and_then(|c| c.users.first()) {
@@ -110,7 +110,7 @@ proptest! {
         let flat = run(&inst, &sigma, Columns::All);
         let master = run(&inst, &sigma, Columns::Patterns);
         prop_assert_eq!(master.status, Status::Optimal);
-        prop_assert!(master.patterns, "the pattern master fell back to the flat LP");
+        prop_assert!((master.path == leontief_drfh::maxmin::Path::Patterns), "the pattern master fell back to the flat LP");
         for n in 0..inst.num_users() {
             prop_assert!(
                 close(flat.levels[n], master.levels[n], 1e-6),
@@ -160,13 +160,13 @@ proptest! {
         for n in 0..capped.num_users() {
             prop_assert!(
                 close(flat.levels[n], auto.levels[n], 1e-6),
-                "user {}: flat {} auto {} (capped path {})", n, flat.levels[n], auto.levels[n], auto.capped
+                "user {}: flat {} auto {} (capped path {})", n, flat.levels[n], auto.levels[n], (auto.path == leontief_drfh::maxmin::Path::Capped)
             );
         }
         prop_assert_eq!(&flat.frozen_round, &auto.frozen_round);
         let x = user_tasks(&auto);
         let c = certify(&capped, &sigma, &auto, &x);
-        prop_assert!(c.ok, "{:?} (capped path {})", c, auto.capped);
+        prop_assert!(c.ok, "{:?} (capped path {})", c, (auto.path == leontief_drfh::maxmin::Path::Capped));
         let f = leontief_audit::feasibility(
             &capped,
             &x,
@@ -175,7 +175,7 @@ proptest! {
             &leontief_audit::AuditTolerance::default(),
         );
         prop_assert!(f.ok, "{:?}", f.violations);
-        if auto.capped {
+        if auto.path == leontief_drfh::maxmin::Path::Capped {
             prop_assert_eq!(auto.lps, 0);
             // One user 1% short of its cap is no longer proved.
             if let Some(n) = (0..capped.num_users()).find(|&n| x[n] > 0.0) {
@@ -279,10 +279,14 @@ fn pooled_levels_out_of_reach_end_in_one_round() {
         let what = format!("{n} x {k}, {m} resources, seed {seed}");
         assert_eq!(generated.status, Status::Optimal, "{what}");
         assert!(
-            !generated.pooled_first,
+            !generated.path.is_pooled(),
             "{what}: the pooled levels were realised"
         );
-        assert!(generated.generated, "{what}");
+        assert_eq!(
+            generated.path,
+            leontief_drfh::maxmin::Path::Generated,
+            "{what}"
+        );
         assert!(
             generated.rounds == 1 && generated.lps == generated.pricing_passes,
             "{what}: {} rounds, {} LPs, {} passes",
@@ -317,7 +321,7 @@ fn google_cell_pooled_certificate_leaves_no_room() {
         let sigma = dominant_sigma(&inst);
         let o = run(&inst, &sigma, Columns::Generated);
         assert_eq!(o.status, Status::Optimal, "seed {seed}");
-        assert!(o.pooled_first, "seed {seed}: pooled path not taken");
+        assert!(o.path.is_pooled(), "seed {seed}: pooled path not taken");
         let c = certify_to(&inst, &sigma, &o, &user_tasks(&o), 1e-8);
         assert!(c.ok, "seed {seed}: {c:?}");
     }
@@ -337,7 +341,10 @@ fn capped_users_on_heterogeneous_servers_take_no_lp() {
         let inst = Instance::new(raw).unwrap();
         let sigma = dominant_sigma(&inst);
         let auto = run(&inst, &sigma, Columns::Auto);
-        assert!(auto.capped, "m {m} seed {seed}");
+        assert!(
+            (auto.path == leontief_drfh::maxmin::Path::Capped),
+            "m {m} seed {seed}"
+        );
         assert_eq!(auto.lps, 0);
         let flat = run(&inst, &sigma, Columns::All);
         for n in 0..inst.num_users() {
@@ -402,7 +409,7 @@ fn interior_point_rounds_need_no_growth_lp() {
             }
             let c = certify(&inst, &sigma, &g, &user_tasks(&g));
             assert!(c.ok, "{what}: {c:?}");
-            if !g.pooled_first && g.rounds > 1 {
+            if !g.path.is_pooled() && g.rounds > 1 {
                 general += 1;
                 without_growth += usize::from(g.growth_lps == 0);
             }

@@ -79,7 +79,7 @@ fn capped_users_keep_the_pooled_path() {
         );
         let generated = run(Columns::Generated);
         assert!(
-            generated.pooled_first,
+            generated.path.is_pooled(),
             "seed {seed}: the pooled levels are the flat LP's, but the pooled path gave way"
         );
         for (n, (a, b)) in user_tasks(&generated.tasks)

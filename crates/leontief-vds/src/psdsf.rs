@@ -291,8 +291,8 @@ const MAX_RESTARTS: usize = 16;
 /// interval to the next try later (at least one sweep), at a fixed sweep,
 /// so a run does not depend on the clock. A restart it proposes then
 /// replaces the sweeps done meanwhile. Measured at 1,000 x 1,000 with 50
-/// eligible each (benches/REPORT.md, nineteenth session), against the
-/// finish on the sweeps' thread, same session, interleaved: 2 resources
+/// eligible each, against the finish on the sweeps' thread, interleaved:
+/// 2 resources
 /// 0.92 -> 0.83, 0.70 -> 0.55, 0.86 -> 0.68 s (seeds 1-3); a half of the
 /// interval restarted too late (1.26 s on seed 1), an eighth was no
 /// better on average.

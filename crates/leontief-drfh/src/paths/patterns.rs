@@ -59,7 +59,9 @@
 //! Measured (release, 2 cores), the Google cell with 1,000 users: see
 //! benches/REPORT.md.
 
-use crate::maxmin::{repair, Freeze, MaxMinOutcome, MaxMinSettings, RoundCertificate};
+use crate::lp::finish::repair;
+use crate::outcome::{Freeze, MaxMinOutcome, Path, RoundCertificate};
+use crate::settings::MaxMinSettings;
 use leontief_core::{Instance, ServerId, UserId};
 use leontief_model::{
     BackendError, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution, Status,
@@ -67,30 +69,6 @@ use leontief_model::{
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
-
-/// Capacity rows (entries x resources) up to which
-/// [`crate::maxmin::Columns::Auto`] runs the pattern master, whatever the
-/// number of users. Measured in the simulator's exact DRFH mode (1 to 14
-/// users on 5 classes): 2.9 ms per event against 5.9 ms with the flat
-/// LP; the Google cell with 1,000 users: 3-6 ms against 310-350 ms.
-pub const PATTERN_ROWS: usize = 64;
-
-/// Without placement lists, the pattern master also runs up to this many
-/// capacity rows when the users number at least [`PATTERN_USERS_PER_ROW`]
-/// per row: there the flat and pooled LPs carry a link and a level row per
-/// user and the master does not. Measured (release, 2 cores, generated
-/// heterogeneous, seed 3; benches/REPORT.md, "Many users on few servers"):
-/// 5,000 x 40 with 3 resources 61 s -> 0.25 s, 10,000 x 60 with 4 over
-/// 120 s -> 4.8 s, 10,000 x 250 with 2 16.7 s -> 3.3 s; at 1,000 rows
-/// (20,000 x 500) the master was slower (23 s against 3.9 s), and with
-/// placement lists (2,000 x 40 with 3 resources, 10 eligible) too (4.1 s
-/// against 1.9 s).
-pub const PATTERN_ROWS_MANY_USERS: usize = 512;
-
-/// Users per capacity row from which [`PATTERN_ROWS_MANY_USERS`] applies
-/// (below it, with 4 or more resources, the flat LP was faster: 300 x 25
-/// with 5 resources 0.64 s against 7.0 s).
-pub const PATTERN_USERS_PER_ROW: usize = 10;
 
 /// A pattern prices in when its reduced cost exceeds this (the master's
 /// objective is theta in units where it is at least 1).
@@ -152,7 +130,7 @@ impl Setup {
             .map(|n| {
                 let mut l = Vec::new();
                 if sigma[n].is_finite() && sigma[n] > 0.0 {
-                    crate::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
+                    crate::lp::pricing::for_each_runnable(instance, UserId(n), placement, |i| {
                         l.push(i.0 as u32)
                     });
                 }
@@ -344,7 +322,7 @@ fn load_fresh<B: LpBackend>(
 /// Run the operator by the pattern master. `Ok(None)`: a master solve
 /// did not end optimal or a round made no progress; the caller runs the
 /// flat LP instead.
-pub(crate) fn solve<B: LpBackend>(
+pub(crate) fn try_patterns<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     sigma: &[f64],
@@ -356,7 +334,7 @@ pub(crate) fn solve<B: LpBackend>(
     let s = Setup::new(instance, sigma, placement);
     let runnable: Vec<bool> = s.entries.iter().map(|l| !l.is_empty()).collect();
     let mut out = MaxMinOutcome {
-        patterns: true,
+        path: Path::Patterns,
         ..MaxMinOutcome::start(nu, s.entries.iter().map(Vec::len).sum())
     };
     let mut active: Vec<bool> = runnable.clone();
@@ -555,7 +533,7 @@ pub(crate) fn solve<B: LpBackend>(
     }
     repair(&mut tasks, instance);
     out.tasks = tasks;
-    number_rounds(&mut out, settings.level_tolerance);
+    out.number_rounds(settings.level_tolerance);
     Ok(Some(out))
 }
 
@@ -642,34 +620,4 @@ fn frozen_start(frozen: &[Weighted], active_set: &[Weighted], active: &[bool]) -
         }
     }
     out
-}
-
-/// Number the rounds by level, as the flat LP's progressive filling does:
-/// each distinct level (within `tolerance`, relative, of the group's
-/// first) is one round, lowest first. The master freezes every user its
-/// theta capped at once, and a user blocked under degenerate duals (a
-/// zero price) waits for a round whose level does not rise; both get the
-/// flat LP's round this way. The certificates follow their users.
-pub(crate) fn number_rounds(out: &mut MaxMinOutcome, tolerance: f64) {
-    let mut order: Vec<usize> = (0..out.levels.len())
-        .filter(|&n| out.frozen_round[n] > 0)
-        .collect();
-    order.sort_by(|&a, &b| out.levels[a].total_cmp(&out.levels[b]));
-    let raw = out.frozen_round.clone();
-    let (mut round, mut group) = (0, f64::NEG_INFINITY);
-    for &n in &order {
-        if round == 0 || out.levels[n] > group * (1.0 + tolerance) {
-            round += 1;
-            group = out.levels[n];
-        }
-        out.frozen_round[n] = round;
-    }
-    for c in out.certificates.iter_mut() {
-        if let Some(&n) = c.users.first() {
-            debug_assert!(c.users.iter().all(|&k| raw[k] == raw[n]));
-            c.round = out.frozen_round[n];
-        }
-    }
-    out.rounds = round;
-    out.first_level = order.first().map(|&n| out.levels[n]);
 }

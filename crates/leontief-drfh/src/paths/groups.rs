@@ -1,12 +1,10 @@
 //! The pooled levels realised group by group, on many entries.
 //!
-//! The pooled-first path ([`crate::pooled`]) asks one LP for a per-server
+//! The pooled-first path ([`crate::paths::pooled`]) asks one LP for a per-server
 //! allocation that gives every user its pooled level. With 10,000 users
-//! on 10,000 entries that LP has 100,000-240,000 columns and 50,000 rows,
-//! and HiGHS's interior point took 270 s (2 resources), 597 s (3) and
-//! 2,605 s (4) on it (twentieth session), most of it in its last
-//! iterations: the pooled levels saturate a resource on every entry, so
-//! the feasible set has no interior.
+//! on 10,000 entries that LP's feasible set has no interior (the pooled
+//! levels saturate a resource on every entry), and interior point
+//! methods spend most of their time in its last iterations.
 //!
 //! The same question splits in two levels:
 //!
@@ -14,7 +12,7 @@
 //!    turn along their direction (each group a sample of every
 //!    direction), and each group is merged into one server with the
 //!    group's capacity. On those few servers the same LP
-//!    ([`crate::pooled::at_levels`], on Clarabel) finds each user's tasks
+//!    ([`crate::paths::pooled::at_levels`], on Clarabel) finds each user's tasks
 //!    per group with every user at its pooled level. Each user may use two
 //!    groups: its own (the users, sorted by direction, dealt in turn) and
 //!    one more drawn by a fixed hash, so every group receives a sample of
@@ -24,22 +22,6 @@
 //!    LP per group, with about 2 N / G users on [`GROUP_ENTRIES`] entries
 //!    (the block interior point method or Clarabel), in parallel.
 //!
-//! Measured (twenty-first session, release, 2 cores, end to end with the
-//! certificate check), 10,000 users x 10,000 entries, seeds 1-3: 9.2-9.9 s
-//! with 2 resources, 12.8-17.6 s with 3, 18.0-22.4 s with 4, 0.84-1.07 GB
-//! (the one LP on HiGHS's interior point: 269 s, 597 s and 2,605 s at
-//! seed 1). Tried on the way:
-//! * Step 1 on HiGHS's interior point: it ended `Unknown` at 3,000 x
-//!   3,000.
-//! * Step 1 on the one-LP path's candidates ([`crate::pricing::sectors`]
-//!   around each group): the interior point spreads each user over every
-//!   candidate, and a group at an extreme direction was the only one in
-//!   its sector for almost every user: 9,902 of 10,000 users, 205 s with
-//!   3 resources at seed 3.
-//! * Step 1 with a small cost on every group but a user's own (a sparse,
-//!   vertex-like split): each group's users then fill its entries with no
-//!   slack at all, Clarabel ended most groups `ReducedAccuracy`, and the
-//!   merging below cascaded into the one LP (513 s at 3,000 x 3,000).
 //!
 //! Merging entries only enlarges the feasible set, so step 1 is a
 //! relaxation; when every group realises its share in step 2, the union
@@ -51,19 +33,17 @@
 //! exactness. A group that falls short is first solved again together
 //! with the next cluster of groups, up to [`MAX_MERGED`] groups.
 
-use crate::maxmin::{build, finish, MaxMinOutcome};
-use crate::pooled::{at_levels, candidates, Pooled, Spent};
-use crate::pricing::angle;
-use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
+use crate::lp::build::build;
+use crate::lp::finish::finish;
+use crate::lp::part::{part_of, raw_servers, raw_user};
+use crate::lp::pricing::angle;
+use crate::outcome::{MaxMinOutcome, Path};
+use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
+use crate::settings::{Columns, GROUP_ENTRIES, USERS_PER_GROUP};
+use leontief_core::{Instance, RawServer, ServerId};
 use leontief_model::{BackendError, Status};
 use rayon::prelude::*;
 use std::time::Instant;
-
-/// Entries per group.
-pub(crate) const GROUP_ENTRIES: usize = 100;
-
-/// Users a group should have at least (see [`auto`]).
-const USERS_PER_GROUP: usize = 150;
 
 /// Groups solved together at the most before the path gives up.
 const MAX_MERGED: usize = 8;
@@ -114,14 +94,14 @@ fn on_entries(
         .collect();
     let mut start = MaxMinOutcome::start(users.len(), 0);
     start.frozen_round = vec![1; users.len()];
-    start.freeze = vec![crate::maxmin::Freeze::Blocked; users.len()];
+    start.freeze = vec![crate::outcome::Freeze::Blocked; users.len()];
     start.rounds = 1;
-    start.pooled_first = true;
+    start.path = Path::Pooled;
     let all = vec![true; users.len()];
     // Clarabel (or the block interior point method) per cluster, on its
     // own thread.
     let found = at_levels(
-        &crate::direct::Direct::new(time_limit)?,
+        &crate::solvers::direct::Direct::new(time_limit)?,
         &sub,
         &sig,
         false,
@@ -131,7 +111,7 @@ fn on_entries(
         level_tolerance,
     )?;
     Ok(match found {
-        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => Ok(Part {
+        Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => Ok(Part {
             users,
             entries,
             outcome: *o,
@@ -140,7 +120,7 @@ fn on_entries(
     })
 }
 
-/// The group size [`crate::maxmin::Columns::Auto`] takes, if it takes
+/// The group size [`crate::settings::Columns::Auto`] takes, if it takes
 /// the group path: groups of [`GROUP_ENTRIES`] entries, or more where
 /// that would leave fewer than about [`USERS_PER_GROUP`] users to a group
 /// (each user is in two), and four groups at least.
@@ -157,7 +137,7 @@ fn on_entries(
 ///
 /// With groups of 100 at 1,000 x 10,000 (20 users a group) groups fell
 /// short and merged until the one LP ran: 81.6 s with 3 resources.
-pub(crate) fn auto(entries: usize, runnable_users: usize) -> Option<usize> {
+fn auto(entries: usize, runnable_users: usize) -> Option<usize> {
     let per_users = (entries * USERS_PER_GROUP).div_ceil(2 * runnable_users.max(1));
     let size = GROUP_ENTRIES.max(per_users);
     (entries >= 4 * size).then_some(size)
@@ -166,7 +146,7 @@ pub(crate) fn auto(entries: usize, runnable_users: usize) -> Option<usize> {
 /// Whether groups of `entries` entries split the instance (two groups at
 /// least), every entry holding every resource: a user runnable on a
 /// merged group is then runnable on each of its entries.
-pub(crate) fn applies(instance: &Instance, entries: usize) -> bool {
+fn applies(instance: &Instance, entries: usize) -> bool {
     entries >= 1
         && instance.num_entries() >= 2 * entries
         && instance
@@ -225,52 +205,50 @@ fn dealt(keys: Vec<f64>, groups: usize) -> Vec<usize> {
     out
 }
 
-fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {
-    let u = &instance.users()[n];
-    RawUser {
-        name: u.name.clone(),
-        demand: u.demand.clone(),
-        weight: Some(u.weight),
-        tasks: if caps { u.tasks } else { None },
-        servers: None,
-        rank_weights: None,
-    }
-}
-
-/// The server entries `entries` of `instance`, as they are written.
-pub(crate) fn raw_servers(instance: &Instance, entries: &[ServerId]) -> Vec<RawServer> {
-    entries
-        .iter()
-        .map(|&i| {
-            let s = &instance.servers()[i.0];
-            RawServer {
-                name: s.name.clone(),
-                capacity: s.capacity.clone(),
-                count: Some(s.count),
-            }
-        })
-        .collect()
-}
-
-/// An instance on `instance`'s resources.
-pub(crate) fn part_of(
+/// The pooled levels of `bound` realised group by group, where the
+/// instance takes that path (`columns`: [`Columns::Auto`] by [`auto`],
+/// or [`Columns::Grouped`]; entries holding every resource, no placement
+/// lists). `Err` with what it solved when it does not realise them
+/// (nothing where the path does not apply).
+pub(crate) fn try_groups(
     instance: &Instance,
-    servers: Vec<RawServer>,
-    users: Vec<RawUser>,
-) -> RawInstance {
-    RawInstance {
-        name: None,
-        description: None,
-        resources: instance.resources().to_vec(),
-        servers,
-        users,
+    sigma: &[f64],
+    placement: bool,
+    bound: &Bound,
+    level_tolerance: f64,
+    columns: Columns,
+    time_limit: Option<f64>,
+) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
+    let runnable_users = bound.runnable.iter().filter(|&&r| r).count();
+    let group_entries = match columns {
+        Columns::Auto => auto(instance.num_entries(), runnable_users),
+        Columns::Grouped(entries) => Some(entries),
+        _ => None,
+    };
+    let Some(entries) =
+        group_entries.filter(|&e| !(placement && instance.has_placement()) && applies(instance, e))
+    else {
+        return Ok(Err(Spent::default()));
+    };
+    let mut found = realise(
+        instance,
+        sigma,
+        &bound.level,
+        &bound.base,
+        level_tolerance,
+        entries,
+        time_limit,
+    )?;
+    if let Ok(out) = &mut found {
+        out.first_level = bound.first;
     }
+    Ok(found)
 }
 
 /// Realise the pooled `level`s (`base`: the pooled filling's rounds and
 /// certificates) group by group; `None` when a step falls short or a
 /// solve does not end optimal (the caller then runs the one LP).
-pub(crate) fn realise(
+fn realise(
     instance: &Instance,
     sigma: &[f64],
     level: &[f64],
@@ -328,7 +306,7 @@ pub(crate) fn realise(
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
     let first = at_levels(
-        &crate::direct::Direct::new(time_limit)?,
+        &crate::solvers::direct::Direct::new(time_limit)?,
         &merged,
         sigma,
         false,
@@ -338,7 +316,7 @@ pub(crate) fn realise(
         level_tolerance,
     )?;
     let first = match first {
-        Pooled::Realised(o) if o.pooled_first && o.status == Status::Optimal => o,
+        Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => o,
         other => return Ok(Err(other.spent())),
     };
     // Step 2: each group's users on its entries; a group that falls short
@@ -467,7 +445,7 @@ pub(crate) fn realise(
     }
     out.pairs = mm.total_pairs;
     out.columns = lists.iter().map(Vec::len).sum();
-    out.groups = Some(groups);
+    out.path = Path::Grouped(groups);
     out.raw_status = "Optimal".into();
     finish(&mut out, &mm, &x, instance, sigma);
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;

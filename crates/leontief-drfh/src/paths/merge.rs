@@ -18,7 +18,7 @@
 //! the same argument holds: a class's allocation splits onto its members
 //! by count, every user eligible on all of them.
 
-use crate::maxmin::MaxMinOutcome;
+use crate::outcome::MaxMinOutcome;
 use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, RawUser};
 use std::collections::HashMap;
 

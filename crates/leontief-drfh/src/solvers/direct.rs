@@ -1,5 +1,5 @@
 //! Clarabel as the max-min operator's LP backend where it is fastest:
-//! the LPs of up to [`MAX_USERS`] users, grown by column generation.
+//! the LPs of up to [`crate::settings::CLARABEL_MAX_USERS`] users, grown by column generation.
 //!
 //! Clarabel is an interior point method whose every step is one sparse
 //! LDL factorisation of the KKT system. The operator's LPs suit it: each
@@ -9,24 +9,17 @@
 //! iteration on a 500-row LP) and its simplex pivots through a massively
 //! degenerate optimum. The factorisation fills in a dense block over the
 //! users (each entry's columns join its users), about N^3 / 3 per step,
-//! so past [`MAX_USERS`] HiGHS is faster (measured in [`crate::pooled`]).
+//! so past [`crate::settings::CLARABEL_MAX_USERS`] HiGHS is faster (measured in [`crate::paths::pooled`]).
 //!
 //! Columns are appended to the loaded problem and the next solve starts
 //! over (no warm start; an interior point method gains little from one). Its solutions are interior, not vertices
 //! ([`LpBackend::vertex_duals`] is false): a round's
 //! prices prove blocked users by weak duality over every pair
-//! ([`crate::maxmin::dual_blocked`]), its point shows those that rise, and
+//! ([`crate::lp::duality::dual_blocked`]), its point shows those that rise, and
 //! growth LPs decide the rest.
 
 use leontief_clarabel::{Clarabel, ClarabelLp, ClarabelSettings};
 use leontief_model::{BackendError, LpBackend, Problem};
-
-/// Runnable users up to which Clarabel solves the max-min operator's
-/// large LPs. Measured with 2 resources on the pooled LP, Clarabel
-/// against HiGHS: 3.5 s against 12 s at 1,000 x 10,000, 29.5 s against
-/// 26.2 s at 2,000 x 10,000, 114 s against 15 s at 3,000 x 3,000, more
-/// than 12 minutes against 407 s at 10,000 x 10,000.
-pub(crate) const MAX_USERS: usize = 1_500;
 
 /// Clarabel's tolerances (gap and feasibility). At 1e-10 the Google cell
 /// forced through the pooled path (1,000 users on 10 entries) left 1.1e-8

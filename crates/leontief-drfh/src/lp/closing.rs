@@ -21,7 +21,7 @@
 use leontief_core::Instance;
 use leontief_model::{BackendError, Col, LoadedLp};
 
-use crate::maxmin::MaxMinLp;
+use crate::lp::build::MaxMinLp;
 
 /// A closed entry's frozen user must sit this far below the level that
 /// proved its round complete (relative), and this far below its cap;

@@ -398,7 +398,7 @@ pub fn bracketing(
 /// directions surround its own, often far apart: the flat optimum at
 /// 100 x 1,000 fills the most CPU-rich server with the 3rd and the 78th
 /// of 100 users in angle order, so users drawn across each sector serve
-/// better than the nearest ones (measured in [`crate::pooled`]). Sorted,
+/// better than the nearest ones (measured in [`crate::paths::pooled`]). Sorted,
 /// without repeats, per user.
 pub fn sectors(
     instance: &Instance,

@@ -22,14 +22,14 @@
 //! (`datasets/simulations/trace.json`), where every user is capped at its
 //! outstanding tasks: benches/REPORT.md, issue 19.
 
-use crate::maxmin::{Freeze, MaxMinOutcome};
-use crate::pricing::for_each_runnable;
+use crate::lp::pricing::for_each_runnable;
+use crate::outcome::{Freeze, MaxMinOutcome, Path};
 use leontief_core::{Instance, ServerId, UserId};
 
 /// Place every runnable user at its cap, or `None` (a runnable user
 /// without a cap, or the fill left one short). `tolerance` merges cap
 /// levels into one round as the LP paths do.
-pub(crate) fn solve(
+pub(crate) fn try_capped(
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
@@ -85,7 +85,7 @@ pub(crate) fn solve(
         .or_else(|| fill(instance, placement, &order, &room0, true))?;
     let mut out = MaxMinOutcome::start(nu, count.iter().sum());
     out.raw_status = "every user at its cap (greedy fill, no LP)".into();
-    out.capped = true;
+    out.path = Path::Capped;
     for &n in &order {
         // The row sum, not the cap: what the allocation holds.
         let held: f64 = tasks[n].iter().sum();
@@ -94,7 +94,7 @@ pub(crate) fn solve(
         out.frozen_round[n] = 1;
     }
     out.tasks = tasks;
-    crate::patterns::number_rounds(&mut out, tolerance);
+    out.number_rounds(tolerance);
     Some(out)
 }
 

@@ -10,18 +10,14 @@
 //! entry) are its dual certificate.
 //!
 //! On the instances this project exists for (thousands of heterogeneous
-//! servers, no placement) that is the normal case: measured on the
-//! 100 x 1,000 heterogeneous instance the flat LP's optimum already
-//! equals the pooled levels, with every pair at reduced cost zero under
-//! the global prices. That degeneracy is what made column generation tail
-//! (every pair prices in near the optimum; the 46 rounds at
-//! 100 x 300, and 27 passes keeping 27% of all pairs at 100 x 1,000 in
-//! this session's first attempt, slower than the flat LP).
+//! servers, no placement) that is the normal case, and the flat LP's
+//! optimum is massively degenerate there (every pair at reduced cost zero
+//! under the pooled prices), which is what makes column generation tail.
 //!
 //! So the path is: pooled progressive filling; a sparse set of candidate
 //! pairs (per entry a few users from each side, or each sector, around
-//! its capacity's direction: [`crate::pricing::bracketing`],
-//! [`crate::pricing::sectors`]);
+//! its capacity's direction: [`crate::lp::pricing::bracketing`],
+//! [`crate::lp::pricing::sectors`]);
 //! one feasibility LP on those pairs with every user's level bounded below
 //! by its pooled level. Feasible: done, certified by the pooled prices.
 //! Infeasible (fragmentation, placement, too few candidates): the caller
@@ -29,46 +25,24 @@
 //!
 //! ## Which solver
 //!
-//! Where it pays ([`crate::block_ipm::pays`]) the LP is solved by the
-//! block interior point method ([`crate::block_ipm`], nineteenth session:
-//! 100 x 1,000 with 4 resources, 0.08-0.10 s a solve against Clarabel's
-//! 0.13-0.19 s), which hands a solve it does not finish to Clarabel.
-//! Otherwise Clarabel first ([`crate::direct`]); HiGHS's interior point
-//! before that. Measured (fifteenth session, release, 2 cores, seed 1,
-//! end to end with the certificate check and drfh's references), HiGHS
-//! IPX against Clarabel:
+//! The block interior point method where it pays
+//! ([`crate::solvers::block_ipm`]), which hands a solve it does not finish
+//! to Clarabel; otherwise Clarabel first ([`crate::solvers::direct`]).
+//! When theta falls short of 1, Clarabel's duals price every pair
+//! ([`crate::lp::colgen::solve_priced`]); when no pair prices in, the
+//! pooled levels are out of reach and the general path runs at once, its
+//! column generation seeded with this LP's pairs ([`Pooled::Short`]).
+//! HiGHS takes over only when a Clarabel solve does not end optimal, and
+//! past [`crate::settings::CLARABEL_MAX_USERS`] users.
 //!
-//! | instance | 2 resources | 3 resources | 4 resources |
-//! |---|---|---|---|
-//! | 100 x 1,000 | 0.25 -> 0.10 s | 0.48 -> 0.16 s | 1.05 -> 0.32 s |
-//! | 300 x 3,000 | 1.5 -> 0.46 s | 2.95 -> 0.64 s | 7.8 -> 1.7 s |
-//! | 1,000 x 10,000 | 13.2 -> 5.3 s | 28.7 -> 10.0 s | |
-//!
-//! When theta falls short of 1, Clarabel's duals price every pair as
-//! HiGHS's did ([`crate::maxmin::solve_priced`]); when no pair prices
-//! in, the pooled levels are out of reach: the general path runs at once
-//! (before: HiGHS's passes first, 3.8 s lost at 100 x 1,000 with 4
-//! resources, seed 2), its column generation seeded with this LP's pairs
-//! ([`Pooled::Short`]). HiGHS takes over only when a Clarabel solve does
-//! not end optimal (from the columns added so far), and with more than
-//! [`crate::direct::MAX_USERS`] users, where Clarabel's factorisation
-//! costs more than HiGHS's iterations.
-//!
-//! Tried and left out: groups of entries of nearly one direction as
-//! virtual servers (each group's capacity the members' sum of a resource
-//! r* every entry has, times their least ratio c_{i,r} / c_{i,r*} on
-//! every other resource, so any allocation on the groups splits onto the
-//! members in proportion to c_{i,r*}). An inner approximation, exact
-//! when it realises the pooled levels; at 100 x 1,000 it reached theta
-//! 0.98 (3 resources, 100 groups) and 0.84-0.95 (4 resources, 100-400
-//! groups), and HiGHS took 0.27-1.4 s on the groups' LP alone.
 
-use crate::block_ipm::BlockIpm;
-use crate::maxmin::{
-    build, dual_blocked, finish, row_blocks, solve_priced, Columns, Freeze, MaxMinLp,
-    MaxMinOutcome, RoundCertificate,
-};
-use crate::pricing::{bracketing, for_each_runnable, sectors};
+use crate::lp::build::{build, row_blocks, MaxMinLp};
+use crate::lp::colgen::solve_priced;
+use crate::lp::duality::dual_blocked;
+use crate::lp::finish::finish;
+use crate::lp::pricing::{bracketing, for_each_runnable, sectors};
+use crate::outcome::{Freeze, MaxMinOutcome, Path, RoundCertificate};
+use crate::solvers::block_ipm::BlockIpm;
 use leontief_core::{Instance, ServerId, UserId};
 use leontief_model::{BackendError, LoadedLp, LpBackend, Status};
 use std::time::Instant;
@@ -160,15 +134,24 @@ impl Spent {
     }
 }
 
-/// Try the pooled-first path.
-pub(crate) fn realise<B: LpBackend>(
-    backend: &B,
-    instance: &Instance,
-    sigma: &[f64],
-    placement: bool,
-    level_tolerance: f64,
-    columns: Columns,
-) -> Result<Pooled, BackendError> {
+/// The pooled progressive filling: every user's pooled level (an upper
+/// bound on its level in the answer, round by round), and the outcome
+/// the pooled rounds and their certificates start.
+pub(crate) struct Bound {
+    /// Each user's pooled level.
+    pub(crate) level: Vec<f64>,
+    /// The pooled rounds, freeze reasons and certificates.
+    pub(crate) base: MaxMinOutcome,
+    /// Users that can run somewhere.
+    pub(crate) runnable: Vec<bool>,
+    /// The first round's level.
+    pub(crate) first: Option<f64>,
+    /// When the filling started.
+    pub(crate) t0: Instant,
+}
+
+/// The pooled filling of `instance` (see [`Bound`]).
+pub(crate) fn bound(instance: &Instance, sigma: &[f64], placement: bool) -> Bound {
     let t0 = Instant::now();
     let (k, m, nu) = (
         instance.num_entries(),
@@ -193,7 +176,7 @@ pub(crate) fn realise<B: LpBackend>(
         .collect();
     let total = instance.total_capacity();
     let (x_pool, level, round, why) =
-        crate::maxmin::progressive_filling(&demand, &weight, &caps, &sig, total);
+        crate::closed_form::progressive_filling(&demand, &weight, &caps, &sig, total);
     // Each round's certificate: 1 on the resources its lower bounds
     // saturate (users frozen before at their pooled tasks, the others at
     // the round's level).
@@ -238,59 +221,51 @@ pub(crate) fn realise<B: LpBackend>(
         frozen_round: round.clone(),
         freeze: why.clone(),
         rounds,
-        generated: true,
         certificates,
-        pooled_first: true,
+        path: Path::Pooled,
         ..MaxMinOutcome::start(nu, 0)
     };
     let first = (0..nu)
         .filter(|&n| round[n] == 1)
         .map(|n| level[n])
         .fold(INF, f64::min);
-    // Many users on many entries: group by group ([`crate::groups`]).
-    let runnable_users = runnable.iter().filter(|&&r| r).count();
-    let group_entries = match columns {
-        Columns::Auto => crate::groups::auto(instance.num_entries(), runnable_users),
-        Columns::Grouped(entries) => Some(entries),
-        _ => None,
-    };
-    let mut spent = Spent::default();
-    if let Some(entries) = group_entries
-        .filter(|&e| !placement_lists(instance, placement) && crate::groups::applies(instance, e))
-    {
-        match crate::groups::realise(
-            instance,
-            sigma,
-            &level,
-            &base,
-            level_tolerance,
-            entries,
-            backend.time_limit(),
-        )? {
-            Ok(mut out) => {
-                out.first_level = first.is_finite().then_some(first);
-                return Ok(Pooled::Realised(Box::new(out)));
-            }
-            Err(groups) => spent = groups,
-        }
+    Bound {
+        level,
+        base,
+        runnable,
+        first: first.is_finite().then_some(first),
+        t0,
     }
-    let candidates = candidates(instance, &runnable, placement);
-    let before = t0.elapsed().as_secs_f64();
+}
+
+/// Realise the pooled levels of `bound` in one LP ([`at_levels`]);
+/// `spent` is what an attempt before (the groups) solved.
+pub(crate) fn try_pooled<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    level_tolerance: f64,
+    bound: Bound,
+    spent: Spent,
+) -> Result<Pooled, BackendError> {
+    let candidates = candidates(instance, &bound.runnable, placement);
+    let before = bound.t0.elapsed().as_secs_f64();
     let mut found = at_levels(
         backend,
         instance,
         sigma,
         placement,
         &candidates,
-        &level,
-        base,
+        &bound.level,
+        bound.base,
         level_tolerance,
     )?;
     match &mut found {
         Pooled::Realised(out) => {
             out.build_seconds += before;
             if out.first_level.is_none() {
-                out.first_level = first.is_finite().then_some(first);
+                out.first_level = bound.first;
             }
             spent.charge(out);
         }
@@ -313,21 +288,16 @@ pub(crate) fn candidates(
     }
 }
 
-/// Placement lists that apply.
-fn placement_lists(instance: &Instance, placement: bool) -> bool {
-    placement && instance.has_placement()
-}
-
 /// One LP on the pairs of `candidates`, grown by pricing, with every
 /// runnable user at least its pooled `level`: first by the block interior
-/// point method or Clarabel ([`crate::direct`]), then, if undecided, on
+/// point method or Clarabel ([`crate::solvers::direct`]), then, if undecided, on
 /// `backend`. `base` holds the
 /// rounds and certificates of the pooled filling.
 ///
 /// When every user shares one pooled level and it is out of reach, the
 /// LP's optimum is the general path's round 1 (the same LP, theta in
 /// units of that level): when its prices prove every user blocked there
-/// ([`crate::maxmin::dual_blocked`], to `level_tolerance`), that is the
+/// ([`crate::lp::duality::dual_blocked`], to `level_tolerance`), that is the
 /// answer, without building and solving round 1 again.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn at_levels<B: LpBackend>(
@@ -390,12 +360,15 @@ pub(crate) fn at_levels<B: LpBackend>(
         ..base
     };
     let runnable = mm.runnable.iter().filter(|&&r| r).count();
-    if runnable <= crate::direct::MAX_USERS {
-        // Few users: the block interior point method ([`crate::block_ipm`]);
+    if runnable <= crate::settings::CLARABEL_MAX_USERS {
+        // Few users: the block interior point method ([`crate::solvers::block_ipm`]);
         // otherwise, and whenever it does not converge, Clarabel.
-        let blocks =
-            crate::block_ipm::pays(runnable, instance.num_entries(), instance.num_resources())
-                .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
+        let blocks = crate::solvers::block_ipm::pays(
+            runnable,
+            instance.num_entries(),
+            instance.num_resources(),
+        )
+        .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
         let mut lp = BlockIpm::new(blocks, backend.time_limit()).load(problem)?;
         match grow(&mut lp, &mut mm, instance, placement, &mut out, true)? {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
@@ -492,7 +465,7 @@ fn one_round(
         prices,
         users,
     }];
-    out.pooled_first = false;
+    out.path = Path::Generated;
     Some(realised(out, mm, sol, instance, sigma))
 }
 

@@ -2,7 +2,7 @@
 //! at a time: the users not yet in a complete round, on the entries still
 //! open to them (placement lists).
 //!
-//! Once [`crate::closing`] has closed the entries of every complete
+//! Once [`crate::lp::closing`] has closed the entries of every complete
 //! round's users to the users still rising, and no complete round's user
 //! is eligible on an entry a live user may still use, the two parts share
 //! nothing: the complete rounds' users keep their allocation, and the
@@ -24,8 +24,9 @@
 
 use leontief_core::{Instance, RawUser, ServerId, Status};
 
-use crate::closing::Closing;
-use crate::maxmin::{Freeze, MaxMinLp, MaxMinOutcome, RoundCertificate};
+use crate::lp::build::MaxMinLp;
+use crate::lp::closing::Closing;
+use crate::outcome::{Freeze, MaxMinOutcome, RoundCertificate};
 
 /// One connected component of the live users and their open entries, as
 /// an instance of its own.
@@ -109,7 +110,7 @@ fn part(instance: &Instance, lists: &[Vec<ServerId>], users: Vec<usize>) -> Opti
     let mut entries: Vec<ServerId> = users.iter().flat_map(|&n| lists[n].clone()).collect();
     entries.sort_unstable();
     entries.dedup();
-    let servers = crate::groups::raw_servers(instance, &entries);
+    let servers = crate::lp::part::raw_servers(instance, &entries);
     let raw_users = users
         .iter()
         .map(|&n| {
@@ -129,7 +130,7 @@ fn part(instance: &Instance, lists: &[Vec<ServerId>], users: Vec<usize>) -> Opti
             }
         })
         .collect();
-    let raw = crate::groups::part_of(instance, servers, raw_users);
+    let raw = crate::lp::part::part_of(instance, servers, raw_users);
     Some(LivePart {
         instance: Instance::new(raw).ok()?,
         users,

@@ -1,0 +1,100 @@
+//! Column generation: solve the loaded LP, price the pairs left out, add
+//! the attractive ones, until none prices in.
+
+use crate::lp::build::{column, MaxMinLp};
+use crate::lp::duality::unit_prices;
+use crate::outcome::MaxMinOutcome;
+use crate::settings::{ADD_PER_USER, PRICING_TOLERANCE};
+use leontief_core::{Instance, ServerId};
+use leontief_model::{BackendError, Col, LoadedLp, NewCol};
+use std::time::Instant;
+
+const INF: f64 = f64::INFINITY;
+
+/// One pricing pass over every pair left out of `mm` under the duals of
+/// `sol` ([`crate::lp::pricing::price`]): the attractive pairs' columns and
+/// their (user, entry).
+fn priced_columns(
+    mm: &MaxMinLp,
+    instance: &Instance,
+    placement: bool,
+    sol: &leontief_model::Solution,
+) -> (Vec<NewCol>, Vec<(usize, ServerId)>) {
+    let u: Vec<f64> = mm.link.iter().map(|r| -sol.row_dual[r.0]).collect();
+    let y = unit_prices(mm, &sol.row_dual);
+    // The LP's prices are per unit of level-scaled capacity rows; a
+    // pair's reduced cost in those units is u_n - coef_n D_n . y_i.
+    let pairs = &mm.pairs;
+    let present = |n: usize, i: ServerId| pairs[n].iter().any(|&(j, _)| j == i);
+    let priced = crate::lp::pricing::price(
+        instance,
+        placement,
+        &mm.runnable,
+        &mm.coef,
+        &u,
+        &y,
+        &present,
+        PRICING_TOLERANCE,
+        ADD_PER_USER,
+    );
+    let mut new = Vec::new();
+    let mut owners = Vec::new();
+    for (n, list) in priced.add.iter().enumerate() {
+        for &i in list {
+            let e = column(
+                instance,
+                n,
+                i,
+                mm.coef[n],
+                &mm.cap_row,
+                &mm.row_scale,
+                mm.link[n],
+            );
+            new.push(NewCol {
+                cost: 0.0,
+                lower: 0.0,
+                upper: INF,
+                entries: e,
+            });
+            owners.push((n, i));
+        }
+    }
+    (new, owners)
+}
+
+/// Solve the loaded LP; with column generation, price every pair left out
+/// and add the attractive ones until none is left (see [`crate::lp::pricing`]).
+/// `None` when a solve left no solution (its status is in `out`).
+/// With `stop_at` `(col, v)`, a solve where column `col` reaches `v`
+/// ends the loop (the caller knows no better value exists).
+pub(crate) fn solve_priced<L: LoadedLp>(
+    lp: &mut L,
+    mm: &mut MaxMinLp,
+    generate: bool,
+    instance: &Instance,
+    placement: bool,
+    out: &mut MaxMinOutcome,
+    stop_at: Option<(Col, f64)>,
+) -> Result<Option<leontief_model::Solution>, BackendError> {
+    loop {
+        let sol = lp.solve()?;
+        if !out.record(&sol) {
+            return Ok(None);
+        }
+        if !generate || stop_at.is_some_and(|(c, v)| sol.x[c.0] >= v) {
+            return Ok(Some(sol));
+        }
+        let t0 = Instant::now();
+        let (new, owners) = priced_columns(mm, instance, placement, &sol);
+        out.pricing_passes += 1;
+        out.pricing_seconds += t0.elapsed().as_secs_f64();
+        if new.is_empty() {
+            return Ok(Some(sol));
+        }
+        let cols = lp.add_cols(&new)?;
+        out.columns += cols.len();
+        for ((n, i), c) in owners.into_iter().zip(cols) {
+            mm.pairs[n].push((i, c));
+        }
+    }
+}

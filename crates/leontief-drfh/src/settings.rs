@@ -1,0 +1,246 @@
+//! The operator's settings and every threshold that picks its path, in
+//! one place (the bottom stage: nothing here imports the operator).
+//!
+//! The measurements behind each default are in `docs/design/maxmin-operator.md`.
+
+use crate::error::DrfhError;
+
+/// Tolerances of the max-min operator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MaxMinSettings {
+    /// A user "can rise" when the growth LP lifts its level above theta* by
+    /// more than this, relative to max(theta*, 1e-12). Default 1e-7.
+    pub level_tolerance: f64,
+    /// A level-row dual counts as positive when |dual| times the row's theta
+    /// coefficient exceeds this (its share of theta's unit price).
+    /// Default 1e-9.
+    pub dual_tolerance: f64,
+    /// Frozen users keep at least (1 - this) of their level. Default 1e-15:
+    /// their bounds are, to a few units in the last place, the level their
+    /// round found; a relaxation the LP can see lets later rounds end
+    /// infeasible or `Unknown` (`docs/design/maxmin-operator.md`). A round that is infeasible by
+    /// rounding is still retried with larger relaxations ([`RELAX_RETRIES`]).
+    pub freeze_relaxation: f64,
+    /// A user "can rise" only when, besides `level_tolerance`, its share
+    /// gain w_n (level - theta*) exceeds this times the total share held,
+    /// sum_n w_n level_n (frozen users at their round's level, active ones
+    /// at theta*): the freeze relaxation frees at most `freeze_relaxation`
+    /// of that, and a user of weight 1e-9 next to one of weight 1 would
+    /// otherwise "rise" into the relaxed capacity of the heavy user.
+    /// Default 1e-8.
+    pub share_tolerance: f64,
+    /// Which pairs the LP holds (the flat LP, or column generation).
+    pub columns: Columns,
+    /// Write each user's one-sentence explanation into the allocation
+    /// (default true). The simulator's exact DRFH mode, which reads only
+    /// the task counts of thousands of allocations, turns it off.
+    pub explain: bool,
+    /// Growth LPs first let each undecided user rise by at most this
+    /// fraction of theta* (from [`CAPPED_GROWTH_USERS`] runnable users, on
+    /// vertex backends; 0: never): at a vertex the sum of their levels goes
+    /// to a few users, and one growth LP per freed handful costs many LPs a
+    /// round with placement lists. The verdict "cannot rise" still comes
+    /// from an uncapped LP. Default 1e-2 (`docs/design/maxmin-operator.md`).
+    pub growth_cap: f64,
+    /// Cap jumps in the flat rounds (default on): users whose task caps
+    /// the level passes freeze at them all at once, not one round per cap
+    /// level (`crate::rounds`).
+    pub cap_jumps: bool,
+    /// Told after each round of the general path how many users are
+    /// frozen (default none). The paths that end in one LP or a closed
+    /// form report nothing.
+    pub progress: Option<crate::progress::Progress>,
+    /// Stop the rounds of the general path after this many (default
+    /// none), with status `iteration_limit` and the last round's point as
+    /// the allocation: the users frozen so far at their exact max-min
+    /// levels (the lowest levels of the answer), every other at least at
+    /// the last of them ([`Freeze::Rising`]). The run's time limit ends
+    /// the rounds the same way, with status `time_limit`.
+    pub round_limit: Option<usize>,
+    /// Make every round's LP exact to double-double precision (about 32
+    /// digits) by the primal simplex continued from HiGHS's final basis
+    /// ([`leontief_model::polish`]), also where HiGHS ends `Unknown`, so
+    /// that no frozen bound is ever relaxed, on the flat LP's rounds:
+    /// `Some(true)` always, `Some(false)` never, `None` (the default)
+    /// where the instance has placement lists and the LP at most
+    /// [`EXACT_PIVOTS_ROWS`] rows and fewer than [`EXACT_PIVOTS_WIDTH`]
+    /// columns per row: the ill-conditioned rounds (`docs/design/maxmin-operator.md`).
+    pub exact_pivots: Option<bool>,
+    /// Leave the users no level dual blocks to the next round's level LP
+    /// instead of growth LPs, in a round where the duals' prices prove at
+    /// least one user blocked (default true; vertex solutions only). The
+    /// next level LP is their test: if its level rises, every user it
+    /// keeps active could rise; if it does not (within `level_tolerance`),
+    /// the same round goes on, its duals freezing more users at that level.
+    pub defer_growth: bool,
+    /// Go on with the live part alone ([`crate::rounds::live`]) once at most
+    /// [`LIVE_FRACTION`] of the users of the round's LP are live, from
+    /// [`LIVE_FROM_USERS`] users (default true; placement lists, the flat
+    /// LP). Off, every round solves the whole LP.
+    pub live_parts: bool,
+}
+
+/// Runnable users from which the rounds go on with the live part alone
+/// ([`MaxMinSettings::live_parts`]); below, an LP of the whole costs
+/// about what a new one for the part would.
+pub const LIVE_FROM_USERS: usize = 32;
+
+/// The rounds go on with the live part alone once it holds at most this
+/// fraction of the users of the round's LP: each part costs a new LP, its
+/// first round repeating the last (`docs/design/maxmin-operator.md`).
+pub(crate) const LIVE_FRACTION: f64 = 0.95;
+
+impl Default for MaxMinSettings {
+    fn default() -> Self {
+        MaxMinSettings {
+            level_tolerance: 1e-7,
+            dual_tolerance: 1e-9,
+            freeze_relaxation: 1e-15,
+            share_tolerance: 1e-8,
+            columns: Columns::Auto,
+            explain: true,
+            growth_cap: 1e-2,
+            progress: None,
+            round_limit: None,
+            exact_pivots: None,
+            defer_growth: true,
+            live_parts: true,
+            cap_jumps: true,
+        }
+    }
+}
+
+impl MaxMinSettings {
+    /// Check every field, naming the first bad one.
+    pub fn validate(&self) -> Result<(), DrfhError> {
+        for (name, v) in [
+            ("level_tolerance", self.level_tolerance),
+            ("dual_tolerance", self.dual_tolerance),
+            ("freeze_relaxation", self.freeze_relaxation),
+            ("share_tolerance", self.share_tolerance),
+        ] {
+            if v.is_nan() || v <= 0.0 || v >= 1e-2 {
+                return Err(DrfhError::InvalidParameter {
+                    name: format!("MaxMinSettings.{name}"),
+                    reason: format!("must be in (0, 0.01) (got {v})"),
+                });
+            }
+        }
+        if !(self.growth_cap >= 0.0 && self.growth_cap.is_finite()) {
+            return Err(DrfhError::InvalidParameter {
+                name: "MaxMinSettings.growth_cap".into(),
+                reason: format!("must be finite and at least 0 (got {})", self.growth_cap),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Which user-entry pairs the operator's LP holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Columns {
+    /// The pattern master ([`crate::paths::patterns`]) with at most
+    /// [`PATTERN_ROWS`] capacity rows; otherwise the flat
+    /// LP below [`GENERATE_FROM`] runnable pairs. From there the
+    /// pooled-first path ([`crate::paths::pooled`]) when there are no placement
+    /// lists, then the flat LP up to [`FLAT_UP_TO`] pairs and column
+    /// generation above.
+    #[default]
+    Auto,
+    /// Every runnable pair (the flat LP).
+    All,
+    /// The pooled-first path, then column generation ([`crate::lp::pricing`]),
+    /// whatever the size (where the backend can add columns).
+    Generated,
+    /// The pattern master over few entries ([`crate::paths::patterns`]), whatever
+    /// the size (where the backend can add columns); the flat LP if it
+    /// fails.
+    Patterns,
+    /// As [`Columns::Generated`], with the pooled levels first realised
+    /// group by group ([`crate::paths::groups`]), in groups of this many entries,
+    /// whatever the size (where the entries form two groups or more and
+    /// hold every resource, without placement lists). `Auto` takes that
+    /// path with many users on many entries.
+    Grouped(usize),
+}
+
+/// Runnable user-entry pairs from which [`Columns::Auto`] tries the
+/// pooled-first path ([`crate::paths::pooled`]) before the flat LP.
+pub const GENERATE_FROM: usize = 20_000;
+
+/// Runnable user-entry pairs above which [`Columns::Auto`] grows the LP by
+/// column generation instead of building the flat LP when the pooled
+/// levels are not realised (the flat LP there takes minutes and
+/// gigabytes).
+pub const FLAT_UP_TO: usize = 2_000_000;
+
+/// Pairs each user brings to the first LP, and at most per pricing pass.
+pub(crate) const SEED_PER_USER: usize = 4;
+pub(crate) const ADD_PER_USER: usize = 4;
+
+/// Reduced cost (in units of the level LP's objective) above which a pair
+/// left out prices in; HiGHS's own dual feasibility tolerance is 1e-7, so
+/// the restricted optimum is at least as tight as the flat one.
+pub(crate) const PRICING_TOLERANCE: f64 = 1e-9;
+
+/// Runnable users from which growth LPs are capped first
+/// ([`MaxMinSettings::growth_cap`]). On small instances the caps bring
+/// HiGHS's unscaled infeasibilities (`reduced_accuracy`) into LPs that
+/// end `optimal` without them (found by the k-DF property test), and the
+/// rounds cost little anyway.
+pub(crate) const CAPPED_GROWTH_USERS: usize = 100;
+
+/// Runnable users from which a growth LP HiGHS leaves without a solution
+/// gets the block interior point method's opinion instead of Clarabel's
+/// (Clarabel's sparse LDL fills in a dense block over the users; `docs/design/maxmin-operator.md`).
+pub(crate) const BLOCK_OPINION_USERS: usize = 500;
+
+/// Relaxations of the frozen users' bounds tried, in turn, when a later
+/// round's LP comes back infeasible, the smallest first: a relaxation
+/// frees the frozen users' capacity to the users still rising, amplified
+/// where a small user shares servers with large ones. A growth LP that
+/// ends without a solution (HiGHS: `Unknown`) is first solved again by
+/// simplex without presolve, then as it stands by Clarabel (the block
+/// interior point method from [`BLOCK_OPINION_USERS`] users), whose
+/// answer decides its verdicts when it has one, and otherwise retried
+/// the same way (`docs/design/maxmin-operator.md`).
+pub(crate) const RELAX_RETRIES: [f64; 8] = [1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
+
+/// Up to this many LP rows the rounds of an instance with placement lists
+/// are made exact ([`MaxMinSettings::exact_pivots`]). Each basis's kernel
+/// is factorised sparse; the bound is on time (a pivot costs milliseconds
+/// at 10^4 rows).
+pub const EXACT_PIVOTS_ROWS: usize = 50_000;
+
+/// ... and fewer than this many columns per row: the sparse lists whose
+/// rounds chain users. Wider LPs come from denser lists, which HiGHS
+/// decides alone (the pivots, each pricing every column, cost more than
+/// they save there).
+pub const EXACT_PIVOTS_WIDTH: usize = 4;
+
+/// Capacity rows (entries x resources) up to which [`Columns::Auto`] runs
+/// the pattern master, whatever the number of users (`docs/design/maxmin-operator.md`).
+pub const PATTERN_ROWS: usize = 64;
+
+/// Without placement lists, the pattern master also runs up to this many
+/// capacity rows when the users number at least [`PATTERN_USERS_PER_ROW`]
+/// per row: there the flat and pooled LPs carry a link and a level row per
+/// user and the master does not (`docs/design/maxmin-operator.md`).
+pub const PATTERN_ROWS_MANY_USERS: usize = 512;
+
+/// Users per capacity row from which [`PATTERN_ROWS_MANY_USERS`] applies
+/// (below it, with 4 or more resources, the flat LP is faster).
+pub const PATTERN_USERS_PER_ROW: usize = 10;
+
+/// Entries per group when the pooled levels are realised group by group
+/// ([`crate::maxmin::Path::Grouped`]); more where that would leave a group
+/// fewer than about [`USERS_PER_GROUP`] users, and four groups at least.
+pub const GROUP_ENTRIES: usize = 100;
+
+/// Users a group should have at least (see `crate::paths::groups`).
+pub const USERS_PER_GROUP: usize = 150;
+
+/// Runnable users up to which Clarabel solves the operator's large LPs
+/// (the pooled LP, the rounds from its pairs); past it Clarabel's
+/// factorisation costs more than HiGHS's iterations (`docs/design/maxmin-operator.md`).
+pub const CLARABEL_MAX_USERS: usize = 1_500;

@@ -1,0 +1,556 @@
+//! The primal-dual interior point iterations (Mehrotra predictor-corrector)
+//! on the loaded LP, each step through the normal equations of
+//! [`super::normal`].
+
+use super::normal::{back_solve, factor, BlockVars, Factor, Layout, Var};
+use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY};
+use leontief_model::{Problem, Sense, Solution, Status};
+use std::time::Instant;
+
+/// Solve `p`; `Err((status, steps))` when the method did not converge
+/// (`TimeLimit` when a step starts after `time_limit` seconds).
+pub(super) fn solve(
+    p: &Problem,
+    blocks: &[u32],
+    time_limit: Option<f64>,
+) -> Result<Solution, (Status, usize)> {
+    let t0 = Instant::now();
+    let (nr, nc) = (p.num_rows(), p.num_cols());
+    let flip = if p.sense == Sense::Maximise {
+        -1.0
+    } else {
+        1.0
+    };
+    // Active rows: every row with a finite bound. Equality rows carry no
+    // slack.
+    let active: Vec<bool> = (0..nr)
+        .map(|r| p.row_lower[r].is_finite() || p.row_upper[r].is_finite())
+        .collect();
+    let mut index = vec![usize::MAX; nr];
+    let mut rows = Vec::new();
+    for r in (0..nr).filter(|&r| active[r]) {
+        index[r] = rows.len();
+        rows.push(r);
+    }
+    let na = rows.len();
+    let mut block_rows: Vec<usize> = Vec::new();
+    let mut place = Vec::with_capacity(na);
+    let mut dense = 0;
+    for &r in &rows {
+        let b = blocks.get(r).copied().unwrap_or(DENSE);
+        if b == DENSE {
+            place.push((DENSE, dense));
+            dense += 1;
+        } else {
+            let b = b as usize;
+            if block_rows.len() <= b {
+                block_rows.resize(b + 1, 0);
+            }
+            place.push((b as u32, block_rows[b]));
+            block_rows[b] += 1;
+        }
+    }
+    let nb = block_rows.len();
+    // Variables: the columns that are not fixed, then a slack per
+    // inequality row; b collects the fixed columns and equality rows.
+    let mut b = vec![0.0; na];
+    let mut vars: Vec<Var> = Vec::new();
+    // The variables' entries (active row, value), flat and column-wise,
+    // for the products with A and its transpose.
+    let (mut ent_start, mut ent_row, mut ent_val) = (vec![0usize], Vec::new(), Vec::new());
+    let mut col_var = vec![usize::MAX; nc];
+    let mut fixed_x = vec![0.0; nc];
+    for j in 0..nc {
+        let (lo, up) = (p.col_lower[j], p.col_upper[j]);
+        let entries = (p.a_start[j]..p.a_start[j + 1])
+            .filter(|&e| active[p.a_index[e]])
+            .map(|e| (index[p.a_index[e]], p.a_value[e]));
+        if lo == up {
+            fixed_x[j] = lo;
+            for (r, v) in entries {
+                b[r] -= v * lo;
+            }
+            continue;
+        }
+        let mut var = Var {
+            lower: lo,
+            upper: up,
+            cost: flip * p.col_cost[j],
+            block: DENSE,
+        };
+        for (r, v) in entries {
+            ent_row.push(r);
+            ent_val.push(v);
+            let blk = place[r].0;
+            if blk != DENSE {
+                if var.block != DENSE && var.block != blk {
+                    return Err((Status::NumericalFailure, 0));
+                }
+                var.block = blk;
+            }
+        }
+        col_var[j] = vars.len();
+        vars.push(var);
+        ent_start.push(ent_row.len());
+    }
+    for (a, &r) in rows.iter().enumerate() {
+        let (lo, up) = (p.row_lower[r], p.row_upper[r]);
+        if lo == up {
+            b[a] += lo;
+            continue;
+        }
+        vars.push(Var {
+            lower: lo,
+            upper: up,
+            cost: 0.0,
+            block: place[a].0,
+        });
+        ent_row.push(a);
+        ent_val.push(-1.0);
+        ent_start.push(ent_row.len());
+    }
+    // Each block's variables and dense rows (each once), and each
+    // variable's positions among its block's dense rows.
+    let mut count = vec![0usize; nb + 1];
+    for v in vars.iter().filter(|v| v.block != DENSE) {
+        count[v.block as usize + 1] += 1;
+    }
+    for blk in 0..nb {
+        count[blk + 1] += count[blk];
+    }
+    let mut order = vec![0usize; count[nb]];
+    let mut next = count.clone();
+    for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
+        order[next[v.block as usize]] = j;
+        next[v.block as usize] += 1;
+    }
+    let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    let mut pos = vec![usize::MAX; dense];
+    let mut flat = BlockVars {
+        start: vec![0],
+        var: Vec::new(),
+        in_start: vec![0],
+        dense_start: vec![0],
+        in_block: Vec::new(),
+        dense: Vec::new(),
+    };
+    for blk in 0..nb {
+        let list = &mut block_dense[blk];
+        for &j in &order[count[blk]..count[blk + 1]] {
+            for e in ent_start[j]..ent_start[j + 1] {
+                let (b, local) = place[ent_row[e]];
+                if b == DENSE {
+                    if pos[local] == usize::MAX {
+                        pos[local] = list.len();
+                        list.push(local);
+                    }
+                    flat.dense.push((pos[local], ent_val[e]));
+                } else {
+                    flat.in_block.push((local, ent_val[e]));
+                }
+            }
+            flat.var.push(j);
+            flat.in_start.push(flat.in_block.len());
+            flat.dense_start.push(flat.dense.len());
+        }
+        flat.start.push(flat.var.len());
+        for &d in list.iter() {
+            pos[d] = usize::MAX;
+        }
+    }
+    let by_block = flat;
+    // The variables of no block: (dense row, value) of their entries.
+    let mut dense_only = vec![0usize];
+    let mut dense_entries = Vec::new();
+    for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
+        for e in ent_start[j]..ent_start[j + 1] {
+            dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
+        }
+        dense_only.push(dense_entries.len());
+    }
+    let mut block_off = vec![0; nb + 1];
+    for blk in 0..nb {
+        block_off[blk + 1] = block_off[blk] + block_rows[blk];
+    }
+    let layout = Layout {
+        place,
+        block_rows,
+        block_off,
+        block_dense,
+        dense,
+        by_block,
+        dense_only,
+        dense_entries,
+    };
+    let nv = vars.len();
+    let ops = Ops {
+        layout: &layout,
+        start: &ent_start,
+        row: &ent_row,
+        val: &ent_val,
+    };
+    let has_lo: Vec<bool> = vars.iter().map(|v| v.lower.is_finite()).collect();
+    let has_up: Vec<bool> = vars.iter().map(|v| v.upper.is_finite()).collect();
+    let lower: Vec<f64> = vars.iter().map(|v| v.lower).collect();
+    let upper: Vec<f64> = vars.iter().map(|v| v.upper).collect();
+    let cost: Vec<f64> = vars.iter().map(|v| v.cost).collect();
+    // Start: inside every bound, duals 1.
+    let mut x: Vec<f64> = vars
+        .iter()
+        .map(|v| match (v.lower.is_finite(), v.upper.is_finite()) {
+            (true, true) => v.lower + 0.5 * (v.upper - v.lower),
+            (true, false) => v.lower + 1.0,
+            (false, true) => v.upper - 1.0,
+            (false, false) => 0.0,
+        })
+        .collect();
+    let mut z: Vec<f64> = has_lo.iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
+    let mut q: Vec<f64> = has_up.iter().map(|&h| if h { 1.0 } else { 0.0 }).collect();
+    let mut y = vec![0.0; na];
+    let norm_b = 1.0 + b.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let norm_c = 1.0 + cost.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let pairs = has_lo.iter().filter(|&&h| h).count() + has_up.iter().filter(|&&h| h).count();
+    let mut iterations = 0;
+    let mut done = false;
+    // Every vector of a step, kept from step to step (allocated afresh,
+    // their page faults were a tenth of a step).
+    let mut f = Factor::new(&layout);
+    let mut w = Step::new(nv, na, &layout);
+    let mut xl = vec![0.0; nv];
+    let mut xu = vec![0.0; nv];
+    let mut d = vec![0.0; nv];
+    let (mut ax, mut rp, mut aty) = (vec![0.0; na], vec![0.0; na], vec![0.0; nv]);
+    while iterations < MAX_ITERATIONS {
+        for j in 0..nv {
+            w.s[j] = if has_lo[j] { x[j] - lower[j] } else { 1.0 };
+            w.t[j] = if has_up[j] { upper[j] - x[j] } else { 1.0 };
+        }
+        ops.times(&x, &mut ax);
+        for a in 0..na {
+            rp[a] = b[a] - ax[a];
+        }
+        ops.transpose_times(&y, &mut aty);
+        for j in 0..nv {
+            w.rd[j] = cost[j] - aty[j] - z[j] + q[j];
+        }
+        let (mut gap, mut pobj) = (0.0, 0.0);
+        for j in 0..nv {
+            if has_lo[j] {
+                gap += w.s[j] * z[j];
+            }
+            if has_up[j] {
+                gap += w.t[j] * q[j];
+            }
+            pobj += cost[j] * x[j];
+        }
+        let inf_p = rp.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_b;
+        let inf_d = w.rd.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_c;
+        let rel_gap = gap / (1.0 + f64::abs(pobj));
+        if !(inf_p.is_finite() && inf_d.is_finite() && rel_gap.is_finite()) {
+            return Err((Status::NumericalFailure, iterations));
+        }
+        if inf_p <= TOLERANCE && inf_d <= TOLERANCE && rel_gap <= TOLERANCE {
+            done = true;
+            break;
+        }
+        if time_limit.is_some_and(|t| t0.elapsed().as_secs_f64() > t) {
+            return Err((Status::TimeLimit, iterations));
+        }
+        iterations += 1;
+        let mu = if pairs > 0 { gap / pairs as f64 } else { 0.0 };
+        // D = 1 / (z/s + q/t), regularised.
+        let mut dmax = 1.0f64;
+        for j in 0..nv {
+            let mut v = 0.0;
+            if has_lo[j] {
+                v += z[j] / w.s[j];
+            }
+            if has_up[j] {
+                v += q[j] / w.t[j];
+            }
+            d[j] = v;
+            dmax = dmax.max(v);
+        }
+        for v in d.iter_mut() {
+            *v = 1.0 / (*v + 1e-30 * dmax);
+        }
+        if !factor(&layout, &d, &mut f) {
+            return Err((Status::NumericalFailure, iterations));
+        }
+        let bounds = Bounds {
+            has_lo: &has_lo,
+            has_up: &has_up,
+            z: &z,
+            q: &q,
+            d: &d,
+            rp: &rp,
+        };
+        // Predictor.
+        for j in 0..nv {
+            xl[j] = -w.s[j] * z[j];
+            xu[j] = -w.t[j] * q[j];
+        }
+        w.direction(&ops, &f, &bounds, &xl, &xu, false);
+        let (ap, ad) = w.steps(&bounds);
+        let mut gap_aff = 0.0;
+        for j in 0..nv {
+            if has_lo[j] {
+                gap_aff += (w.s[j] + ap * w.dx[j]) * (z[j] + ad * w.dz[j]);
+            }
+            if has_up[j] {
+                gap_aff += (w.t[j] - ap * w.dx[j]) * (q[j] + ad * w.dq[j]);
+            }
+        }
+        let sigma = if gap > 0.0 {
+            (gap_aff / gap).clamp(0.0, 1.0).powi(3)
+        } else {
+            0.0
+        };
+        // Corrector.
+        for j in 0..nv {
+            xl[j] = sigma * mu - w.s[j] * z[j] - w.dx[j] * w.dz[j];
+            xu[j] = sigma * mu - w.t[j] * q[j] + w.dx[j] * w.dq[j];
+        }
+        // Refined only near the end, where the normal equations lose digits.
+        w.direction(&ops, &f, &bounds, &xl, &xu, rel_gap < REFINE_BELOW);
+        let (ap, ad) = w.steps(&bounds);
+        let (ap, ad) = ((TO_BOUNDARY * ap).min(1.0), (TO_BOUNDARY * ad).min(1.0));
+        for j in 0..nv {
+            x[j] += ap * w.dx[j];
+            if has_lo[j] {
+                z[j] += ad * w.dz[j];
+            }
+            if has_up[j] {
+                q[j] += ad * w.dq[j];
+            }
+        }
+        for a in 0..na {
+            y[a] += ad * w.dy[a];
+        }
+    }
+    if !done {
+        return Err((Status::IterationLimit, iterations));
+    }
+    // Back to the problem's columns and rows, in its sign convention
+    // (`col_dual = c - A^T row_dual`).
+    let xs: Vec<f64> = (0..nc)
+        .map(|j| {
+            if col_var[j] == usize::MAX {
+                fixed_x[j]
+            } else {
+                x[col_var[j]]
+            }
+        })
+        .collect();
+    let row_dual: Vec<f64> = (0..nr)
+        .map(|r| {
+            if index[r] == usize::MAX {
+                0.0
+            } else {
+                flip * y[index[r]]
+            }
+        })
+        .collect();
+    let aty = p.transpose_times(&row_dual);
+    let col_dual: Vec<f64> = p.col_cost.iter().zip(aty).map(|(c, a)| c - a).collect();
+    let objective = p.col_cost.iter().zip(&xs).map(|(c, x)| c * x).sum::<f64>() + p.offset;
+    Ok(Solution {
+        status: Status::Optimal,
+        raw_status: "Optimal (block interior point)".into(),
+        objective,
+        x: xs,
+        row_dual,
+        col_dual,
+        seconds: t0.elapsed().as_secs_f64(),
+        iterations: iterations as u64,
+    })
+}
+
+/// The products with the LP's matrix over the active rows (A~, column
+/// by column) and the solves with the normal equations' factors.
+struct Ops<'a> {
+    layout: &'a Layout,
+    start: &'a [usize],
+    row: &'a [usize],
+    val: &'a [f64],
+}
+
+impl Ops<'_> {
+    /// `out = A~ x`.
+    fn times(&self, x: &[f64], out: &mut [f64]) {
+        out.fill(0.0);
+        for (j, &xv) in x.iter().enumerate() {
+            if xv != 0.0 {
+                for e in self.start[j]..self.start[j + 1] {
+                    out[self.row[e]] += self.val[e] * xv;
+                }
+            }
+        }
+    }
+
+    /// `out = A~^T y`.
+    fn transpose_times(&self, y: &[f64], out: &mut [f64]) {
+        for (j, o) in out.iter_mut().enumerate() {
+            *o = (self.start[j]..self.start[j + 1])
+                .map(|e| self.val[e] * y[self.row[e]])
+                .sum::<f64>();
+        }
+    }
+}
+
+/// What a step's direction reads: which bounds each variable has, the
+/// bound duals, the scaling D and the primal residual.
+struct Bounds<'a> {
+    has_lo: &'a [bool],
+    has_up: &'a [bool],
+    z: &'a [f64],
+    q: &'a [f64],
+    d: &'a [f64],
+    rp: &'a [f64],
+}
+
+/// One step's vectors: the distances to the bounds, the dual residual, the
+/// direction, and scratch for the solves.
+struct Step {
+    s: Vec<f64>,
+    t: Vec<f64>,
+    rd: Vec<f64>,
+    dx: Vec<f64>,
+    dy: Vec<f64>,
+    dz: Vec<f64>,
+    dq: Vec<f64>,
+    rhat: Vec<f64>,
+    /// Over the variables.
+    scratch_v: Vec<f64>,
+    /// Over the rows.
+    rhs: Vec<f64>,
+    scratch_r: Vec<f64>,
+    fix: Vec<f64>,
+    /// The back solve's block part and dense part.
+    g: Vec<f64>,
+    dense: Vec<f64>,
+}
+
+impl Step {
+    fn new(nv: usize, na: usize, layout: &Layout) -> Step {
+        let v = || vec![0.0; nv];
+        let r = || vec![0.0; na];
+        Step {
+            s: v(),
+            t: v(),
+            rd: v(),
+            dx: v(),
+            dy: r(),
+            dz: v(),
+            dq: v(),
+            rhat: v(),
+            scratch_v: v(),
+            rhs: r(),
+            scratch_r: r(),
+            fix: r(),
+            g: vec![0.0; *layout.block_off.last().unwrap_or(&0)],
+            dense: vec![0.0; layout.dense],
+        }
+    }
+
+    /// The direction (dx, dy, dz, dq) for complementarity targets xl, xu
+    /// (s z -> xl, t q -> xu); with `refine`, one step of iterative
+    /// refinement on the normal equations (near the optimum D spans many
+    /// decades and they lose digits).
+    fn direction(
+        &mut self,
+        ops: &Ops,
+        f: &Factor,
+        b: &Bounds,
+        xl: &[f64],
+        xu: &[f64],
+        refine: bool,
+    ) {
+        let nv = self.s.len();
+        for j in 0..nv {
+            let mut v = self.rd[j];
+            if b.has_lo[j] {
+                v -= xl[j] / self.s[j];
+            }
+            if b.has_up[j] {
+                v += xu[j] / self.t[j];
+            }
+            self.rhat[j] = v;
+            self.scratch_v[j] = b.d[j] * v;
+        }
+        ops.times(&self.scratch_v, &mut self.scratch_r);
+        for (a, r) in self.rhs.iter_mut().enumerate() {
+            *r = b.rp[a] + self.scratch_r[a];
+        }
+        back_solve(
+            ops.layout,
+            f,
+            &self.rhs,
+            &mut self.dy,
+            &mut self.g,
+            &mut self.dense,
+        );
+        // dx holds A^T dy until the end.
+        ops.transpose_times(&self.dy, &mut self.dx);
+        if refine {
+            for j in 0..nv {
+                self.scratch_v[j] = b.d[j] * self.dx[j];
+            }
+            ops.times(&self.scratch_v, &mut self.scratch_r);
+            for (a, r) in self.scratch_r.iter_mut().enumerate() {
+                *r = self.rhs[a] - *r;
+            }
+            back_solve(
+                ops.layout,
+                f,
+                &self.scratch_r,
+                &mut self.fix,
+                &mut self.g,
+                &mut self.dense,
+            );
+            for (v, e) in self.dy.iter_mut().zip(&self.fix) {
+                *v += e;
+            }
+            ops.transpose_times(&self.dy, &mut self.dx);
+        }
+        for j in 0..nv {
+            let dx = b.d[j] * (self.dx[j] - self.rhat[j]);
+            self.dx[j] = dx;
+            self.dz[j] = if b.has_lo[j] {
+                (xl[j] - b.z[j] * dx) / self.s[j]
+            } else {
+                0.0
+            };
+            self.dq[j] = if b.has_up[j] {
+                (xu[j] + b.q[j] * dx) / self.t[j]
+            } else {
+                0.0
+            };
+        }
+    }
+
+    /// The longest primal and dual steps (up to 1) along the direction
+    /// that keep every bound.
+    fn steps(&self, b: &Bounds) -> (f64, f64) {
+        let (mut ap, mut ad) = (1.0f64, 1.0f64);
+        for j in 0..self.s.len() {
+            if b.has_lo[j] {
+                if self.dx[j] < 0.0 {
+                    ap = ap.min(-self.s[j] / self.dx[j]);
+                }
+                if self.dz[j] < 0.0 {
+                    ad = ad.min(-b.z[j] / self.dz[j]);
+                }
+            }
+            if b.has_up[j] {
+                if self.dx[j] > 0.0 {
+                    ap = ap.min(self.t[j] / self.dx[j]);
+                }
+                if self.dq[j] < 0.0 {
+                    ad = ad.min(-b.q[j] / self.dq[j]);
+                }
+            }
+        }
+        (ap, ad)
+    }
+}
