@@ -6,7 +6,7 @@ const INF: f64 = f64::INFINITY;
 
 /// Closed-form progressive filling on one pool of capacity `capacity`.
 ///
-/// `sigma[n]` as for [`lex_max_min`] (non-positive or infinite: the user
+/// `sigma[n]` as for `lex_max_min` (non-positive or infinite: the user
 /// cannot run); `caps[n]` the task caps (`INF` for none). Returns the task
 /// counts, levels, freeze rounds and reasons.
 pub fn progressive_filling(

@@ -7,7 +7,7 @@
 //! | DRFH (000, LP (7), Sec. V-A) | x_n mu_n, x_n = sum_i x_{n,i} | [`maxmin::lex_max_min`] |
 //! | k-DF (001, Sec. IV) | x_n prod_{l<=k} w_{n,l} d_{n,(l)} | closed form on one server, LP on several |
 //! | per-server DRF (000, Sec. III-D) | DRF inside each server | closed form per entry |
-//! | NFC | maximise sum_n x_n | one LP, or column generation at scale ([`nfc`]) |
+//! | NFC | maximise sum_n x_n | one LP, or column generation at scale ([`mod@nfc`]) |
 //! | TSF (Wang et al., SC'16; 004) | x_n / y_n, y_n = sum_i gamma'_{n,i} ignoring placement | [`maxmin::lex_max_min`] with placement |
 //!
 //! mu_n = max_r D_{n,r} / C_r is the global dominant share of one task;
@@ -21,7 +21,7 @@
 //!
 //! | stage | modules | what |
 //! |---|---|---|
-//! | 6. mechanisms | this file, [`nfc`] | DRF, DRFH, k-DF, TSF, per-server DRF, NFC as allocations |
+//! | 6. mechanisms | this file, [`mod@nfc`] | DRF, DRFH, k-DF, TSF, per-server DRF, NFC as allocations |
 //! | 5. dispatcher | [`maxmin`] | which path runs ([`maxmin::Path`]), in order |
 //! | 4. rounds | `rounds` (`state`, `verdicts`, `live`) | the round loop over an explicit state: limit, level, cap jumps, verdicts, growth, freeze, live parts; one `Stop` |
 //! | 3. shortcut paths | [`merge`], `capped`, [`patterns`], `pooled`, `groups` | each answers a shape of instance in fewer LPs, or declines |
@@ -40,13 +40,13 @@ pub mod outcome;
 pub mod progress;
 pub mod settings;
 // Stage 1: the Clarabel users.
-mod solvers;
+pub mod solvers;
 // Stage 2: the LP and its duality.
-pub(crate) mod lp;
+pub mod lp;
 // Stage 3: the shortcut paths.
-pub(crate) mod paths;
+pub mod paths;
 // Stage 4: the rounds.
-pub(crate) mod rounds;
+pub mod rounds;
 // Stage 5: the dispatcher.
 pub mod maxmin;
 // Stage 6: the mechanisms (this file and NFC).

@@ -22,7 +22,7 @@
 //!   entry and the seed is usually its optimum already.
 //!
 //! Measured (release, 2 cores, end to end with the certificate check;
-//! benches/REPORT.md, issue 19): the flat LP did not finish in 300 s at
+//! `docs/design/maxmin-operator.md`): the flat LP did not finish in 300 s at
 //! 1,000 x 10,000; column generation takes 1.3-1.8 s there with 2
 //! resources, 2.1 s with 3, 3.8 s with 4, and 6.2 s at 10,000 x 10,000
 //! (10^8 pairs). Simplex throughout: the first solve by interior point

@@ -56,7 +56,7 @@ pub struct MaxMinOutcome {
     pub certificates: Vec<RoundCertificate>,
     /// Growth LPs solved (each with its pricing passes): rounds whose
     /// users neither a vertex's duals nor the round's prices
-    /// ([`dual_blocked`]) proved blocked.
+    /// (`dual_blocked`) proved blocked.
     pub growth_lps: usize,
     /// Which path produced the outcome, and why it was taken.
     pub path: Path,

@@ -54,7 +54,7 @@ pub struct MaxMinSettings {
     /// none), with status `iteration_limit` and the last round's point as
     /// the allocation: the users frozen so far at their exact max-min
     /// levels (the lowest levels of the answer), every other at least at
-    /// the last of them ([`Freeze::Rising`]). The run's time limit ends
+    /// the last of them (`Freeze::Rising`). The run's time limit ends
     /// the rounds the same way, with status `time_limit`.
     pub round_limit: Option<usize>,
     /// Make every round's LP exact to double-double precision (about 32
@@ -88,7 +88,7 @@ pub const LIVE_FROM_USERS: usize = 32;
 /// The rounds go on with the live part alone once it holds at most this
 /// fraction of the users of the round's LP: each part costs a new LP, its
 /// first round repeating the last (`docs/design/maxmin-operator.md`).
-pub(crate) const LIVE_FRACTION: f64 = 0.95;
+pub const LIVE_FRACTION: f64 = 0.95;
 
 impl Default for MaxMinSettings {
     fn default() -> Self {
@@ -175,25 +175,26 @@ pub const GENERATE_FROM: usize = 20_000;
 pub const FLAT_UP_TO: usize = 2_000_000;
 
 /// Pairs each user brings to the first LP, and at most per pricing pass.
-pub(crate) const SEED_PER_USER: usize = 4;
-pub(crate) const ADD_PER_USER: usize = 4;
+pub const SEED_PER_USER: usize = 4;
+/// Pairs each user gets at most per pricing pass.
+pub const ADD_PER_USER: usize = 4;
 
 /// Reduced cost (in units of the level LP's objective) above which a pair
 /// left out prices in; HiGHS's own dual feasibility tolerance is 1e-7, so
 /// the restricted optimum is at least as tight as the flat one.
-pub(crate) const PRICING_TOLERANCE: f64 = 1e-9;
+pub const PRICING_TOLERANCE: f64 = 1e-9;
 
 /// Runnable users from which growth LPs are capped first
 /// ([`MaxMinSettings::growth_cap`]). On small instances the caps bring
 /// HiGHS's unscaled infeasibilities (`reduced_accuracy`) into LPs that
 /// end `optimal` without them (found by the k-DF property test), and the
 /// rounds cost little anyway.
-pub(crate) const CAPPED_GROWTH_USERS: usize = 100;
+pub const CAPPED_GROWTH_USERS: usize = 100;
 
 /// Runnable users from which a growth LP HiGHS leaves without a solution
 /// gets the block interior point method's opinion instead of Clarabel's
 /// (Clarabel's sparse LDL fills in a dense block over the users; `docs/design/maxmin-operator.md`).
-pub(crate) const BLOCK_OPINION_USERS: usize = 500;
+pub const BLOCK_OPINION_USERS: usize = 500;
 
 /// Relaxations of the frozen users' bounds tried, in turn, when a later
 /// round's LP comes back infeasible, the smallest first: a relaxation
@@ -204,7 +205,7 @@ pub(crate) const BLOCK_OPINION_USERS: usize = 500;
 /// interior point method from [`BLOCK_OPINION_USERS`] users), whose
 /// answer decides its verdicts when it has one, and otherwise retried
 /// the same way (`docs/design/maxmin-operator.md`).
-pub(crate) const RELAX_RETRIES: [f64; 8] = [1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
+pub const RELAX_RETRIES: [f64; 8] = [1e-13, 1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
 
 /// Up to this many LP rows the rounds of an instance with placement lists
 /// are made exact ([`MaxMinSettings::exact_pivots`]). Each basis's kernel

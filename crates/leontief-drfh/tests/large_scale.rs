@@ -365,7 +365,7 @@ fn capped_users_on_heterogeneous_servers_take_no_lp() {
 /// HiGHS's tolerances, later rounds' LPs ended infeasible or `Unknown`
 /// (15 retries), the retries relaxed every frozen user, and the answer
 /// (`reduced_accuracy`) failed its certificate. With the bounds at the levels the rounds found, every LP
-/// ends optimal and the certificate holds (benches/REPORT.md, the
+/// ends optimal and the certificate holds (docs/design/maxmin-operator.md, the
 /// placement defect).
 #[test]
 fn placement_rounds_at_exact_levels_certify() {

@@ -29,7 +29,7 @@ pub enum Algorithm {
     /// Interior point (with crossover) for LPs of at least
     /// [`AUTO_IPM_COLUMNS`] columns, [`AUTO_IPM_ROWS`] rows and
     /// [`AUTO_IPM_WIDTH`] columns per row, HiGHS's choice otherwise. Measured on the
-    /// DRFH LPs (benches/REPORT.md): IPM is 1.5 to 20 times faster from
+    /// DRFH LPs (docs/design/maxmin-operator.md): IPM is 1.5 to 20 times faster from
     /// about 10^4 columns, simplex as fast or faster below and when
     /// warm-started.
     #[default]

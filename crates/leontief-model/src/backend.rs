@@ -174,7 +174,7 @@ pub trait LoadedLp {
     /// the duals as a guide for pricing, never as a certificate or a
     /// vertex's verdict): the max-min operator's pooled-first LP, 0.33 s
     /// with crossover against 0.61 s by simplex at 100 x 1,000, and about
-    /// half that again without crossover (benches/REPORT.md). The primal
+    /// half that again without crossover (docs/design/maxmin-operator.md). The primal
     /// must still be accurate: the backend tightens its optimality
     /// tolerance to make up for the crossover. Default: nothing.
     fn interior_point_primal(&mut self) -> Result<(), BackendError> {

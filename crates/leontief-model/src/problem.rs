@@ -31,7 +31,7 @@ pub enum Sense {
 pub enum ConeKind {
     /// Plain linear ranges `row_lower <= a x <= row_upper`.
     Linear,
-    /// Second-order cone over the block's rows: ||s[1..]|| <= s[0].
+    /// Second-order cone over the block's rows: `||s[1..]|| <= s[0]`.
     SecondOrder,
     /// Exponential cone, blocks of 3 rows: s1 exp(s0 / s1) <= s2, s1 > 0.
     Exponential,

@@ -88,7 +88,7 @@ pub struct GreedyProblem {
 /// Whole tasks per user per server entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GreedyResult {
-    /// tasks[n][entry], whole numbers (class totals).
+    /// `tasks[n][entry]`, whole numbers (class totals).
     pub tasks: Vec<Vec<f64>>,
     /// Tasks placed in all.
     pub placed: u64,

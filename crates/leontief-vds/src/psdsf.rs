@@ -280,7 +280,7 @@ fn best_response(
 /// servers and 2 resources the finish then succeeds after 290-570 sweeps
 /// instead of 1,100-6,900. Earlier restarts slowed the instances the
 /// finish ends within 100 sweeps (3-4 resources) by up to 2x
-/// (benches/REPORT.md).
+/// (docs/design/server-based.md).
 pub const RESTART_FROM: usize = 128;
 
 /// Restarts at most per run (the sweeps alone then go on to their limit).
@@ -305,7 +305,7 @@ const FIRST_FINISH: usize = 8;
 /// each server's new tasks are x + omega (BR(x) - x) (negatives at 0).
 /// A fixed point of the best responses is one of the relaxed sweeps too,
 /// and the finish and the Definition-4 certificate decide, as without
-/// it. Measured at 1,000 x 1,000 with 50 eligible (benches/REPORT.md):
+/// it. Measured at 1,000 x 1,000 with 50 eligible (docs/design/server-based.md):
 /// sweeps to the finish fall 1.5-2x with 3-4 resources and the sweeps
 /// alone converge 1.5-3x sooner with 2; 1.3 and 1.5 gained less, 1.9
 /// oscillated on one seed. Sweeps from zero are far from any fixed
@@ -519,7 +519,7 @@ pub fn psdsf_with(instance: &Instance, settings: &PsdsfSettings) -> PsdsfOutcome
                 // At most about an eighth of the work of the sweeps so far (a
                 // sweep touches every eligible pair m times): failed tries stay
                 // cheap; a quarter or a sixteenth was measured slower at
-                // 1,000 x 1,000 (benches/REPORT.md).
+                // 1,000 x 1,000 (docs/design/server-based.md).
                 let budget = sweeps * pairs * m / 8;
                 let may_restart =
                     settings.restart && sweeps >= RESTART_FROM && restarts < MAX_RESTARTS;

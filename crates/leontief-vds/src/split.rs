@@ -12,7 +12,7 @@
 //! consistent cycles, along which the split is free. The forest's own split
 //! (one spanning tree of them) then runs negative on some 300 edges even
 //! when every level is right, and the drops and joins that correct it
-//! cycle until the budget ends (benches/REPORT.md).
+//! cycle until the budget ends (docs/design/server-based.md).
 //!
 //! So when the forest's levels hold everywhere (no pivot, no join left) but
 //! its split runs negative, the finish asks this LP for the split instead:

@@ -74,14 +74,14 @@ pub struct VdsSettings {
     /// Over-relax Gauss-Seidel adaptively (default on; Jacobi is damped
     /// instead): each server's new tasks are x + omega (BR(x) - x)
     /// (negatives at 0), omega 1 at first and raised every
-    /// [`RELAX_BLOCK`] sweeps from the observed rate lambda of the change
+    /// `RELAX_BLOCK` sweeps from the observed rate lambda of the change
     /// (Hageman and Young's estimate: rho_J = (lambda + omega - 1) /
     /// (omega sqrt(lambda)), omega = 2 / (1 + sqrt(1 - rho_J^2)), at most
-    /// [`MAX_OVER_RELAXATION`], never lowered). A fixed point of the best
+    /// `MAX_OVER_RELAXATION`, never lowered). A fixed point of the best
     /// responses is one of the relaxed sweeps, and the certificate
     /// decides as before. Fixed factors were fragile: at 1,000 x 100 with
     /// 10 eligible, alpha = 3, omega 1.9 converged in 2,280 sweeps and
-    /// 1.8 not in 10,000 (benches/REPORT.md).
+    /// 1.8 not in 10,000 (docs/design/server-based.md).
     pub over_relax: bool,
     /// Try the interior-point finish (`vds_finish.rs`) every
     /// [`FINISH_EVERY`] sweeps (default on; Gauss-Seidel and Jacobi alike;

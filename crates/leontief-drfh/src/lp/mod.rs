@@ -29,11 +29,11 @@
 //! `leontief-audit` checks them by weak duality in one pass over every
 //! pair.
 
-pub(crate) mod build;
-pub(crate) mod closing;
-pub(crate) mod colgen;
-pub(crate) mod duality;
-pub(crate) mod finish;
-pub(crate) mod part;
+pub mod build;
+pub mod closing;
+pub mod colgen;
+pub mod duality;
+pub mod finish;
+pub mod part;
 pub mod pricing;
-pub(crate) mod retry;
+pub mod retry;

@@ -20,7 +20,7 @@
 //!
 //! Measured in the simulator's exact DRFH mode
 //! (`datasets/simulations/trace.json`), where every user is capped at its
-//! outstanding tasks: benches/REPORT.md, issue 19.
+//! outstanding tasks: `docs/design/maxmin-operator.md`.
 
 use crate::lp::pricing::for_each_runnable;
 use crate::outcome::{Freeze, MaxMinOutcome, Path};

@@ -12,7 +12,7 @@
 //!    turn along their direction (each group a sample of every
 //!    direction), and each group is merged into one server with the
 //!    group's capacity. On those few servers the same LP
-//!    ([`crate::paths::pooled::at_levels`], on Clarabel) finds each user's tasks
+//!    (`crate::paths::pooled::at_levels`, on Clarabel) finds each user's tasks
 //!    per group with every user at its pooled level. Each user may use two
 //!    groups: its own (the users, sorted by direction, dealt in turn) and
 //!    one more drawn by a fixed hash, so every group receives a sample of
@@ -31,7 +31,7 @@
 //! group falls short (a group's users cannot fill its entries exactly)
 //! the one-LP path runs as before: the split costs time, never
 //! exactness. A group that falls short is first solved again together
-//! with the next cluster of groups, up to [`MAX_MERGED`] groups.
+//! with the next cluster of groups, up to `MAX_MERGED` groups.
 
 use crate::lp::build::build;
 use crate::lp::finish::finish;

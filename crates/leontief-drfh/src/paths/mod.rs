@@ -1,8 +1,8 @@
 //! The shortcut paths of the operator: each answers a shape of instance
 //! in fewer or smaller LPs than the rounds, or declines.
 
-pub(crate) mod capped;
-pub(crate) mod groups;
+pub mod capped;
+pub mod groups;
 pub mod merge;
 pub mod patterns;
-pub(crate) mod pooled;
+pub mod pooled;

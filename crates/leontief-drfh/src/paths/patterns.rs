@@ -57,7 +57,7 @@
 //! one of weight 1e9 holds its level to the last bit.
 //!
 //! Measured (release, 2 cores), the Google cell with 1,000 users: see
-//! benches/REPORT.md.
+//! docs/design/maxmin-operator.md.
 
 use crate::lp::finish::repair;
 use crate::outcome::{Freeze, MaxMinOutcome, Path, RoundCertificate};

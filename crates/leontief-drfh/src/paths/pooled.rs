@@ -29,9 +29,9 @@
 //! ([`crate::solvers::block_ipm`]), which hands a solve it does not finish
 //! to Clarabel; otherwise Clarabel first ([`crate::solvers::direct`]).
 //! When theta falls short of 1, Clarabel's duals price every pair
-//! ([`crate::lp::colgen::solve_priced`]); when no pair prices in, the
+//! (`crate::lp::colgen::solve_priced`); when no pair prices in, the
 //! pooled levels are out of reach and the general path runs at once, its
-//! column generation seeded with this LP's pairs ([`Pooled::Short`]).
+//! column generation seeded with this LP's pairs (`Pooled::Short`).
 //! HiGHS takes over only when a Clarabel solve does not end optimal, and
 //! past [`crate::settings::CLARABEL_MAX_USERS`] users.
 //!

@@ -1,7 +1,7 @@
 //! The operator's rounds on its LP ([`crate::lp`]).
 //!
-//! Each round is one line of [`rounds`], a stage over the explicit
-//! [`state::RoundState`]:
+//! Each round is one line of `rounds`, a stage over the explicit
+//! `state::RoundState`:
 //!
 //! 1. **limit**: the round limit or the run's time limit ends the rounds.
 //! 2. **level**: the level LP, theta maximised with every active user at
@@ -33,7 +33,7 @@
 //!    the live ones, the rounds go on with each connected component of
 //!    the live users as an LP of its own ([`live`]).
 //!
-//! The rounds end through one [`state::Stop`]: every user frozen, a limit
+//! The rounds end through one `state::Stop`: every user frozen, a limit
 //! (the allocation is then the last level LP's point, feasible, the
 //! frozen users at their exact levels, the others at least at the last
 //! of them: [`crate::outcome::Freeze::Rising`]), a round where none froze
@@ -48,9 +48,9 @@
 //! bound is relaxed; the closed entries remove most of the chains.
 //! `docs/design/maxmin-operator.md` has the measurements.
 
-pub(crate) mod live;
-pub(crate) mod state;
-pub(crate) mod verdicts;
+pub mod live;
+pub mod state;
+pub mod verdicts;
 
 use crate::lp::finish::{stopped, wrap_up};
 use crate::outcome::MaxMinOutcome;

@@ -15,7 +15,7 @@
 //! over (no warm start; an interior point method gains little from one). Its solutions are interior, not vertices
 //! ([`LpBackend::vertex_duals`] is false): a round's
 //! prices prove blocked users by weak duality over every pair
-//! ([`crate::lp::duality::dual_blocked`]), its point shows those that rise, and
+//! (`crate::lp::duality::dual_blocked`), its point shows those that rise, and
 //! growth LPs decide the rest.
 
 use leontief_clarabel::{Clarabel, ClarabelLp, ClarabelSettings};

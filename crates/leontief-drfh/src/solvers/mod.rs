@@ -3,5 +3,5 @@
 //! factorises its KKT system per server ([`block_ipm`]), which hands what
 //! it does not finish to Clarabel. Both are [`leontief_model::LpBackend`]s.
 
-pub(crate) mod block_ipm;
-pub(crate) mod direct;
+pub mod block_ipm;
+pub mod direct;

@@ -160,7 +160,7 @@ pub struct UserOutcome {
     /// finished / submitted (1 for a user that submitted nothing).
     pub completion_ratio: f64,
     /// The same ratio on the user's dedicated cloud, when computed
-    /// ([`dedicated_clouds`]).
+    /// (`dedicated_clouds`).
     pub dedicated_completion_ratio: Option<f64>,
 }
 
@@ -198,7 +198,7 @@ pub struct Totals {
     pub conserved: bool,
 }
 
-/// The outcome of [`simulate`].
+/// The outcome of `simulate`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SimResult {
     /// Scheduler and its parameter.
@@ -213,9 +213,9 @@ pub struct SimResult {
     pub horizon: f64,
     /// Sample times (seconds).
     pub sample_times: Vec<f64>,
-    /// utilisation[k][r]: fraction of resource r in use at sample k.
+    /// `utilisation[k][r]`: fraction of resource r in use at sample k.
     pub utilisation: Vec<Vec<f64>>,
-    /// shares[k][n]: user n's global dominant share at sample k
+    /// `shares[k][n]`: user n's global dominant share at sample k
     /// (unweighted, of the running tasks).
     pub shares: Vec<Vec<f64>>,
     /// Utilisation per resource averaged over [0, horizon] (exact integral).

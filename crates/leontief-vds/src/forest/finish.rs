@@ -85,7 +85,7 @@ pub(crate) fn forest_finish(
         // Edges the forest would run negative leave: in each tree the most
         // negative one (relative to its user's tasks); the trees that split
         // are re-solved before anything else moves (dropping every negative
-        // edge at once, or one in all, was measured worse: REPORT).
+        // edge at once, or one in all, was measured worse: docs/design/server-based.md).
         let rel = |j: usize| {
             let e = st.edges[j];
             x[j] / (st.value[e.user] * scale[st.comp[e.user]] * users[e.user].weight)

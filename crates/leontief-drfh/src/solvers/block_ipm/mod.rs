@@ -26,7 +26,7 @@
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
 //! from them is proved by the prices it prints. A solve that does not reach
-//! [`TOLERANCE`] is handed to Clarabel ([`crate::solvers::direct`]) as it stands.
+//! `TOLERANCE` is handed to Clarabel ([`crate::solvers::direct`]) as it stands.
 
 use leontief_clarabel::ClarabelLp;
 use leontief_model::{
