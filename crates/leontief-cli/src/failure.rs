@@ -43,6 +43,10 @@ impl From<leontief::Error> for Failure {
         match e {
             leontief::Error::Parameter(p) => p.into(),
             leontief::Error::Input(m) => bad_input(m),
+            e @ leontief::Error::Backend(_) => Failure {
+                code: 1,
+                message: e.to_string(),
+            },
             leontief::Error::Run(message) => Failure { code: 1, message },
         }
     }

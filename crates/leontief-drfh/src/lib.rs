@@ -63,71 +63,29 @@ use maxmin::{lex_max_min, progressive_filling, Freeze, MaxMinOutcome, MaxMinSett
 pub use nfc::nfc;
 use std::time::Instant;
 
-/// The mechanisms of this crate.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Mechanism {
-    /// DRF on the pooled servers (all-in-one model).
-    Drf,
-    /// DRFH on heterogeneous servers.
-    Drfh,
-    /// k-DF with k >= 1 (k-DFH on several servers).
-    Kdf {
-        /// k.
-        k: usize,
-    },
-    /// DRF applied inside each server separately.
-    NaiveDrf,
-    /// Maximum total tasks.
-    Nfc,
-    /// Task share fairness: max-min of x_n / y_n with placement.
-    Tsf,
-}
-
-impl Mechanism {
-    /// The command-line name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Mechanism::Drf => "drf",
-            Mechanism::Drfh => "drfh",
-            Mechanism::Kdf { .. } => "kdf",
-            Mechanism::NaiveDrf => "naive-drf",
-            Mechanism::Nfc => "nfc",
-            Mechanism::Tsf => "tsf",
-        }
-    }
-}
-
-/// Solve `mechanism` on `instance`.
+/// TSF (task share fairness): weighted lexicographic max-min of x_n / y_n,
+/// y_n the tasks user n would run alone on every server ignoring
+/// placement, over the servers its placement list allows.
 ///
 /// ```
-/// use leontief_drfh::{maxmin::MaxMinSettings, solve, Mechanism};
+/// use leontief_drfh::{maxmin::MaxMinSettings, tsf};
 /// let instance = leontief_core::Instance::from_json_str(r#"{
 ///     "resources": ["cpu", "mem"],
 ///     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
 ///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
 /// }"#).unwrap();
-/// let a = solve(&leontief_highs::Highs::default(), &instance, &Mechanism::Drfh, &MaxMinSettings::default()).unwrap();
-/// // Fig. 1 of 000: 10 tasks each, global dominant share 5/7.
+/// let a = tsf(&leontief_highs::Highs::default(), &instance, &MaxMinSettings::default()).unwrap();
+/// // Fig. 1 of 000: each user runs 12 tasks alone; 10 each, symmetric.
 /// assert!((a.user_tasks[0] - 10.0).abs() < 1e-6 && (a.user_tasks[1] - 10.0).abs() < 1e-6);
 /// ```
-pub fn solve<B: LpBackend>(
+pub fn tsf<B: LpBackend>(
     backend: &B,
     instance: &Instance,
-    mechanism: &Mechanism,
     settings: &MaxMinSettings,
 ) -> Result<Allocation, DrfhError> {
     settings.validate()?;
-    match mechanism {
-        Mechanism::Drf => Ok(drf(instance)),
-        Mechanism::Drfh => drfh(backend, instance, settings),
-        Mechanism::Kdf { k } => kdf(backend, instance, *k, settings),
-        Mechanism::NaiveDrf => Ok(naive_drf(instance)),
-        Mechanism::Nfc => nfc(backend, instance),
-        Mechanism::Tsf => {
-            let o = lex_max_min(backend, instance, &tsf_sigma(instance), true, settings)?;
-            Ok(from_outcome(instance, "tsf", o, settings.explain))
-        }
-    }
+    let o = lex_max_min(backend, instance, &tsf_sigma(instance), true, settings)?;
+    Ok(from_outcome(instance, "tsf", o, settings.explain))
 }
 
 /// DRF on the pooled servers by closed-form progressive filling.
@@ -239,6 +197,7 @@ pub fn drfh<B: LpBackend>(
     instance: &Instance,
     settings: &MaxMinSettings,
 ) -> Result<Allocation, DrfhError> {
+    settings.validate()?;
     let sigma = dominant_sigma(instance);
     let o = lex_max_min(backend, instance, &sigma, true, settings)?;
     Ok(from_outcome(instance, "drfh", o, settings.explain))
@@ -251,6 +210,7 @@ pub fn kdf<B: LpBackend>(
     k: usize,
     settings: &MaxMinSettings,
 ) -> Result<Allocation, DrfhError> {
+    settings.validate()?;
     if k == 0 {
         return Err(DrfhError::InvalidParameter {
             name: "--k".into(),

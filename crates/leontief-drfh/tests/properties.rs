@@ -9,9 +9,7 @@ use leontief_audit::{self as audit, AuditTolerance};
 use leontief_core::strategies::{config, instance, Shape};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
-use leontief_drfh::{
-    dominant_sigma, drf, drfh, kdf, kdf_sigma, naive_drf, nfc, solve, tsf_sigma, Mechanism,
-};
+use leontief_drfh::{dominant_sigma, drf, drfh, kdf, kdf_sigma, naive_drf, nfc, tsf, tsf_sigma};
 use leontief_highs::Highs;
 use proptest::prelude::*;
 
@@ -101,11 +99,11 @@ proptest! {
         one in instance(Shape { max_servers: 1, placement: false, ..Shape::default() }),
     ) {
         let h = Highs::default();
-        let a = solve(&h, &inst, &Mechanism::Tsf, &MaxMinSettings::default()).unwrap();
+        let a = tsf(&h, &inst, &MaxMinSettings::default()).unwrap();
         assert_feasible(&inst, &a, true)?;
         assert_max_min(&inst, &tsf_sigma(&inst), &a.user_tasks, true)?;
         // One server entry: y_n = gamma_n = 1 / mu_n, so TSF is DRF.
-        let t = solve(&h, &one, &Mechanism::Tsf, &MaxMinSettings::default()).unwrap();
+        let t = tsf(&h, &one, &MaxMinSettings::default()).unwrap();
         let d = drf(&one);
         prop_assert!(close(&t.user_tasks, &d.user_tasks, 1e-6), "tsf {:?} drf {:?}", t.user_tasks, d.user_tasks);
     }

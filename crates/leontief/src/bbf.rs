@@ -32,7 +32,7 @@ pub enum BbfKind {
 pub(crate) fn bbf_failure(e: BbfError) -> Error {
     match e {
         BbfError::Input { .. } | BbfError::Parameter(_) => bad_input(e.to_string()),
-        BbfError::Backend(b) => could_not_run(format!("the solver could not run: {b}")),
+        BbfError::Backend(b) => Error::from(b),
     }
 }
 
@@ -113,7 +113,7 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
                 EgMethod::Auto => nnz <= AUTO_CONIC_SIZE,
             };
             let mut o = if conic {
-                eg::solve(&crate::options::clarabel(highs), &pool)
+                eg::solve(&crate::options::clarabel(highs)?, &pool)
             } else {
                 eg::solve_dual(&pool)
             }
@@ -122,7 +122,7 @@ pub fn solve(highs: &Highs, instance: &Instance, kind: &BbfKind) -> Result<Alloc
             if *method == EgMethod::Auto && !conic && o.status != Status::Optimal {
                 // The dual stalled: the cone program decides.
                 let first = o.raw_status.clone();
-                o = eg::solve(&crate::options::clarabel(highs), &pool).map_err(bbf_failure)?;
+                o = eg::solve(&crate::options::clarabel(highs)?, &pool).map_err(bbf_failure)?;
                 o.raw_status = format!("{} (after the dual: {first})", o.raw_status);
                 conic = true;
             }

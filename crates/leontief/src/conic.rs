@@ -14,7 +14,8 @@
 //! The printed objective is recomputed for the weights as given, over the
 //! users that run.
 
-use crate::error::{bad_input, could_not_run, Error};
+use crate::error::{bad_input, Error};
+use crate::families::ConicPoint;
 use leontief_core::{Allocation, Instance};
 use leontief_highs::Highs;
 
@@ -23,11 +24,14 @@ use leontief_highs::Highs;
 pub(crate) fn solve(
     highs: &Highs,
     instance: &Instance,
-    family: leontief_fds::Family,
-    beta: f64,
-    lambda: f64,
-    alpha_form: bool,
+    point: ConicPoint,
 ) -> Result<Allocation, Error> {
+    let ConicPoint {
+        family,
+        beta,
+        lambda,
+        alpha_form,
+    } = point;
     let runs: Vec<bool> = instance
         .user_ids()
         .map(|n| instance.server_ids().any(|i| instance.can_run_on(n, i)))
@@ -104,7 +108,7 @@ fn solve_running(
     lambda: f64,
     alpha_form: bool,
 ) -> Result<Allocation, Error> {
-    let clarabel = crate::options::clarabel(highs);
+    let clarabel = crate::options::clarabel(highs)?;
     let (reweighted, _) = instance.weights_normalised();
     let on_line = alpha_form
         || matches!(
@@ -132,9 +136,7 @@ fn solve_running(
     };
     r.map_err(|e| match e {
         leontief_fds::FdsError::Refused(m) => bad_input(m),
-        leontief_fds::FdsError::Backend(b) => {
-            could_not_run(format!("the solver could not run: {b}"))
-        }
+        leontief_fds::FdsError::Backend(b) => Error::from(b),
     })
 }
 

@@ -14,7 +14,12 @@ pub enum Error {
     /// e.g. more than a heuristic's task limit; the message names what.
     #[error("{0}")]
     Input(String),
-    /// A solver or the machine could not run (backend failure, I/O).
+    /// A solver back end failed (a native call, a problem too large for
+    /// its index type, a cone kind it does not take).
+    #[error("the solver could not run: {0}")]
+    Backend(#[from] leontief_model::BackendError),
+    /// The machine or a step around the solvers could not run (I/O, a
+    /// reference solve, the audit's own checks).
     #[error("{0}")]
     Run(String),
 }
@@ -35,6 +40,16 @@ impl From<anyhow::Error> for Error {
 /// Bad input with a message.
 pub(crate) fn bad_input(message: impl Into<String>) -> Error {
     Error::Input(message.into())
+}
+
+/// A setting a back end refuses, as the parameter of the call it came
+/// from (`field` as the back end names it).
+pub(crate) fn refused_setting(parameter: &'static str, value: String, reason: String) -> Error {
+    Error::Parameter(ParamError::Invalid {
+        parameter,
+        value,
+        reason,
+    })
 }
 
 /// A failed run with a message.

@@ -25,8 +25,12 @@
 //! A solver status (optimal, infeasible, time limit, numerical failure)
 //! is never an error: it is the answer's `status`. `Err` means the call
 //! could not run: a bad parameter ([`Error::Parameter`], naming it), input
-//! this mechanism refuses ([`Error::Input`]), or a back end that failed
-//! ([`Error::Run`]).
+//! this mechanism refuses ([`Error::Input`]), a solver back end that
+//! failed ([`Error::Backend`], the back end's own typed error), or a step
+//! around the solvers that could not run ([`Error::Run`]). [`Options`]
+//! are backend-neutral ([`Algorithm`] is the project's own choice of LP
+//! algorithm); each back end validates what it takes of them and refuses
+//! a bad value as [`Error::Parameter`], naming the option.
 //!
 //! Also: [`sweep`] (one mechanism over a range of a parameter, against
 //! the DRFH and NFC references), [`enumerate_bbf`] (every
@@ -38,12 +42,12 @@ pub mod audit;
 mod bbf;
 mod conic;
 mod error;
+mod families;
 mod generated;
 pub mod import;
 mod mechanism;
 mod options;
 mod output;
-mod plan;
 mod references;
 mod server_based;
 pub mod simulate;
@@ -99,12 +103,10 @@ pub fn solve_reporting(
     progress: Option<&Progress>,
 ) -> Result<Solution, Error> {
     let highs = options.backend()?;
-    let planned = plan::plan(mechanism, instance)?;
     solve::solve_named(
         &highs,
         instance,
         mechanism,
-        &planned,
         options.verify,
         &options.max_min_settings(progress),
     )

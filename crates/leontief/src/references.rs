@@ -4,7 +4,7 @@
 
 use crate::error::{could_not_run, Error};
 use leontief_core::Instance;
-use leontief_drfh::{maxmin::MaxMinSettings, Mechanism};
+use leontief_drfh::maxmin::MaxMinSettings;
 use leontief_highs::Highs;
 
 /// The references of Sec. V of 002 on one instance: exact DRFH's smallest
@@ -21,9 +21,9 @@ impl References {
     /// Solve DRFH and NFC once.
     pub fn compute(highs: &Highs, instance: &Instance) -> Result<References, Error> {
         let settings = MaxMinSettings::default();
-        let drfh = leontief_drfh::solve(highs, instance, &Mechanism::Drfh, &settings)
+        let drfh = leontief_drfh::drfh(highs, instance, &settings)
             .map_err(|e| could_not_run(format!("reference DRFH: {e}")))?;
-        let nfc = leontief_drfh::solve(highs, instance, &Mechanism::Nfc, &settings)
+        let nfc = leontief_drfh::nfc(highs, instance)
             .map_err(|e| could_not_run(format!("reference NFC: {e}")))?;
         Ok(References {
             fairness: drfh.metrics.min_normalised_share(),

@@ -5,7 +5,7 @@
 //! has a Definition-2 bottleneck, the weighted max-min on it (the LP
 //! operator on HiGHS).
 
-use crate::error::{bad_input, could_not_run, Error};
+use crate::error::{bad_input, Error};
 use leontief_core::{Allocation, Instance, Status};
 use leontief_highs::Highs;
 use std::time::Instant;
@@ -26,8 +26,7 @@ pub(crate) fn psdsf(
                 leontief_vds::MAX_TASKS_LIMIT
             )));
         }
-        let o = leontief_vds::max_tasks(highs, instance)
-            .map_err(|e| could_not_run(format!("the solver could not run: {e}")))?;
+        let o = leontief_vds::max_tasks(highs, instance)?;
         let mut a = if o.status.has_solution() {
             Allocation::new(instance, "psdsf", o.status, o.tasks)
         } else {
@@ -335,7 +334,7 @@ fn separable(
         .zip(&sep.a)
         .map(|(u, &a)| if a > 0.0 { 1.0 / (u.weight * a) } else { 1.0 })
         .collect();
-    let clarabel = crate::options::clarabel(highs);
+    let clarabel = crate::options::clarabel(highs).map_err(|e| e.to_string())?;
     let mut a = leontief_fds::solve_alpha_scaled(&clarabel, instance, om, alpha)
         .map_err(|e| e.to_string())?;
     if a.status != Status::Optimal {

@@ -2,37 +2,39 @@
 //! references and verification added, and the answer mapped back to the
 //! instance's units.
 
-use crate::error::{bad_input, could_not_run, Error};
+use crate::bbf::BbfKind;
+use crate::error::{bad_input, Error};
+use crate::families::ConicPoint;
+use crate::mechanism::{Mechanism, OdeVariable, PsdsfSelect, VdsSchedule};
 use crate::options::VerifyMode;
-use crate::plan::Mech;
 use crate::references::References;
 use crate::{bbf, conic, server_based, verify};
 use leontief_core::Instance;
-use leontief_drfh::{maxmin::MaxMinSettings, DrfhError, Mechanism};
+use leontief_drfh::{maxmin::MaxMinSettings, DrfhError};
 use leontief_highs::Highs;
 
 pub(crate) fn solve_one(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &Mech,
+    mechanism: &Mechanism,
     verify_mode: VerifyMode,
     settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
+    mechanism.validate()?;
     let (scaled, scaling) = instance.normalised();
     // Exact DRFH's only reference solve, NFC's total, does not depend on
     // the answer: it runs beside the solve (the pooled path's Clarabel
     // solve takes one core; measured at 100 x 1,000 with 4 resources,
     // 0.32 -> 0.26 s end to end).
-    let (a, nfc) =
-        if matches!(mechanism, Mech::Exact(Mechanism::Drfh)) && verify_mode != VerifyMode::Never {
-            let (a, nfc) = rayon::join(
-                || solve_unchecked(highs, &scaled, mechanism, settings),
-                || References::nfc_total(highs, &scaled),
-            );
-            (a?, Some(nfc?))
-        } else {
-            (solve_unchecked(highs, &scaled, mechanism, settings)?, None)
-        };
+    let (a, nfc) = if *mechanism == Mechanism::Drfh && verify_mode != VerifyMode::Never {
+        let (a, nfc) = rayon::join(
+            || solve_unchecked(highs, &scaled, mechanism, settings),
+            || References::nfc_total(highs, &scaled),
+        );
+        (a?, Some(nfc?))
+    } else {
+        (solve_unchecked(highs, &scaled, mechanism, settings)?, None)
+    };
     let mut a = finish_with(highs, &scaled, mechanism, a, verify_mode, nfc)?;
     restore_units(instance, &scaling, &mut a);
     Ok(a)
@@ -85,7 +87,7 @@ pub(crate) fn restore_units(
 pub(crate) fn finish(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &Mech,
+    mechanism: &Mechanism,
     a: leontief_core::Allocation,
     verify_mode: VerifyMode,
 ) -> Result<leontief_core::Allocation, Error> {
@@ -96,7 +98,7 @@ pub(crate) fn finish(
 fn finish_with(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &Mech,
+    mechanism: &Mechanism,
     mut a: leontief_core::Allocation,
     verify_mode: VerifyMode,
     nfc: Option<Option<f64>>,
@@ -109,28 +111,79 @@ fn finish_with(
 fn solve_unchecked(
     highs: &Highs,
     instance: &Instance,
-    mechanism: &Mech,
+    mechanism: &Mechanism,
     settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
-    let exact = |m: &Mechanism| {
-        leontief_drfh::solve(highs, instance, m, settings).map_err(|e| match e {
-            DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
-            DrfhError::Backend(b) => could_not_run(format!("the solver could not run: {b}")),
-        })
+    use leontief_fds::Family;
+    use leontief_sim::Heuristic;
+    let drfh_error = |e: DrfhError| match e {
+        DrfhError::InvalidParameter { .. } => bad_input(e.to_string()),
+        DrfhError::Backend(b) => Error::from(b),
     };
-    let a = match mechanism {
-        Mech::Exact(m) => exact(m)?,
-        Mech::Bbf(kind) => bbf::solve(highs, instance, kind)?,
-        Mech::Psdsf {
-            max_tasks,
-            exact_finish,
-        } => server_based::psdsf(highs, instance, *max_tasks, *exact_finish)?,
-        Mech::Vds { alpha, jacobi } => {
+    let heuristic = |h: Heuristic| -> Result<leontief_core::Allocation, Error> {
+        let mut a = leontief_sim::run(instance, &h).map_err(|e| bad_input(e.to_string()))?;
+        // Always the distance to the matching exact mechanism.
+        let e = match h {
+            Heuristic::KdfOnline { k, .. } => leontief_drfh::kdf(highs, instance, k, settings),
+            _ => leontief_drfh::drfh(highs, instance, settings),
+        }
+        .map_err(drfh_error)?;
+        a.gap = Some(leontief_core::details::Gap {
+            heuristic: Some(leontief_sim::gap(instance, &a, &e)),
+            ..Default::default()
+        });
+        Ok(a)
+    };
+    let conic = |point: ConicPoint| conic::solve(highs, instance, point);
+    Ok(match mechanism {
+        Mechanism::Drf => leontief_drfh::drf(instance),
+        Mechanism::Drfh => leontief_drfh::drfh(highs, instance, settings).map_err(drfh_error)?,
+        Mechanism::Kdf { k } => {
+            leontief_drfh::kdf(highs, instance, *k, settings).map_err(drfh_error)?
+        }
+        Mechanism::NaiveDrf => leontief_drfh::naive_drf(instance),
+        Mechanism::Nfc => leontief_drfh::nfc(highs, instance).map_err(drfh_error)?,
+        Mechanism::Tsf => leontief_drfh::tsf(highs, instance, settings).map_err(drfh_error)?,
+        Mechanism::FirstFit => heuristic(Heuristic::FirstFit)?,
+        Mechanism::BestFit { normaliser } => heuristic(Heuristic::BestFit {
+            normaliser: Mechanism::normaliser_index(normaliser.as_deref(), instance)?,
+        })?,
+        Mechanism::Slots { slots } => heuristic(Heuristic::Slots { slots: *slots })?,
+        Mechanism::KdfOnline { k, on_full } => heuristic(Heuristic::KdfOnline {
+            k: *k,
+            on_full: Mechanism::on_full(on_full),
+        })?,
+        Mechanism::Fds { fairness } => conic(ConicPoint::of(Family::Fds, fairness))?,
+        Mechanism::Gfj { fairness } => conic(ConicPoint::of(Family::Gfj, fairness))?,
+        Mechanism::Pnorm { p, fairness } => conic(ConicPoint::of(Family::PNorm(*p), fairness))?,
+        Mechanism::BbfEg { method } => {
+            bbf::solve(highs, instance, &BbfKind::Eg { method: *method })?
+        }
+        Mechanism::BbfOde { by, trajectory } => bbf::solve(
+            highs,
+            instance,
+            &BbfKind::Ode {
+                by_t: *by == OdeVariable::T,
+                trajectory: trajectory.clone(),
+            },
+        )?,
+        Mechanism::Psdsf { select } => server_based::psdsf(
+            highs,
+            instance,
+            *select == PsdsfSelect::MaxTasks,
+            *select != PsdsfSelect::Sweeps,
+        )?,
+        Mechanism::Vds { alpha, .. } if *alpha == 1.0 => conic(ConicPoint::vds_alpha_one())?,
+        Mechanism::Vds { alpha, schedule } => {
             // Solved with the weights scaled (see `weights_normalised`);
             // the printed price scales are for the weights as given:
             // e^ell scales with w^alpha.
             let (reweighted, f) = instance.weights_normalised();
-            let mut a = server_based::vds(highs, &reweighted, *alpha, *jacobi)?;
+            let jacobi = match schedule {
+                VdsSchedule::GaussSeidel => None,
+                VdsSchedule::Jacobi(t) => Some(*t),
+            };
+            let mut a = server_based::vds(highs, &reweighted, *alpha, jacobi)?;
             a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
             if let Some(eq) = a.gap.as_mut().and_then(|g| g.equilibrium.as_mut()) {
                 for e in eq.server_log_price_scale.iter_mut() {
@@ -139,28 +192,7 @@ fn solve_unchecked(
             }
             a
         }
-        Mech::Conic {
-            family,
-            beta,
-            lambda,
-            alpha_form,
-        } => conic::solve(highs, instance, *family, *beta, *lambda, *alpha_form)?,
-        Mech::Heuristic(h) => {
-            let mut a = leontief_sim::run(instance, h).map_err(|e| bad_input(e.to_string()))?;
-            // Always the distance to the matching exact mechanism.
-            let reference = match h {
-                leontief_sim::Heuristic::KdfOnline { k, .. } => Mechanism::Kdf { k: *k },
-                _ => Mechanism::Drfh,
-            };
-            let e = exact(&reference)?;
-            a.gap = Some(leontief_core::details::Gap {
-                heuristic: Some(leontief_sim::gap(instance, &a, &e)),
-                ..Default::default()
-            });
-            a
-        }
-    };
-    Ok(a)
+    })
 }
 
 /// Where an allocation sits between fairness and efficiency (Sec. V of
@@ -241,13 +273,12 @@ fn add_references(
 pub(crate) fn solve_named(
     highs: &Highs,
     instance: &Instance,
-    asked: &crate::Mechanism,
-    mechanism: &Mech,
+    mechanism: &Mechanism,
     verify_mode: VerifyMode,
     settings: &MaxMinSettings,
 ) -> Result<leontief_core::Allocation, Error> {
     let mut a = solve_one(highs, instance, mechanism, verify_mode, settings)?;
-    if matches!(asked, crate::Mechanism::Vds { .. }) && matches!(mechanism, Mech::Conic { .. }) {
+    if matches!(mechanism, Mechanism::Vds { .. }) && mechanism.conic().is_some() {
         a.mechanism = "vds".into();
         a.notes.push("alphaPF-VDS at alpha = 1: gamma drops out of every server's utility, and the Nash equilibrium among servers is the optimum of max sum_n w_n log x_n over all servers jointly (one exponential-cone program, x_n unique); equilibrium and optimum coincide".into());
     }

@@ -7,9 +7,9 @@
 //! 100 (Sec. V of 002).
 
 use crate::error::Error;
+use crate::families::ConicPoint;
 use crate::mechanism::{Mechanism, ParamError, Params};
 use crate::options::Options;
-use crate::plan::{plan, Mech};
 use crate::references::References;
 use crate::solve::{finish, restore_units, solve_one};
 use crate::Solution;
@@ -119,41 +119,42 @@ pub fn sweep(
             }
             Err(e) => return Err(e.into()),
         };
-        let m = plan(&asked, &instance)?;
-        let warm = match &m {
-            Mech::Conic {
+        asked.validate()?;
+        let m = asked;
+        let warm = match m.conic() {
+            Some(ConicPoint {
                 family: f @ (leontief_fds::Family::Fds | leontief_fds::Family::Gfj),
                 beta,
                 lambda,
                 ..
-            } if (lambda - (1.0 - beta) / beta).abs() <= 1e-12 * lambda.abs().max(1.0) => {
-                if line_family != Some(*f) {
-                    line = leontief_fds::LineSolver::new(&instance, *f);
-                    line_family = Some(*f);
+            }) if (lambda - (1.0 - beta) / beta).abs() <= 1e-12 * lambda.abs().max(1.0) => {
+                if line_family != Some(f) {
+                    line = leontief_fds::LineSolver::new(&instance, f);
+                    line_family = Some(f);
                 }
                 line.as_mut()
-                    .and_then(|l| l.solve(&instance, *beta))
+                    .and_then(|l| l.solve(&instance, beta))
                     .filter(|a| a.status == leontief_core::Status::Optimal)
             }
-            Mech::Conic {
+            Some(ConicPoint {
                 family: f,
                 beta,
                 lambda,
                 ..
-            } if matches!(
-                leontief_fds::classify(*beta, *lambda),
+            }) if matches!(
+                leontief_fds::classify(beta, lambda),
                 Ok(leontief_fds::Classified::Region(
                     leontief_fds::Region::A | leontief_fds::Region::B
                 ))
             ) =>
             {
-                if region_family != Some(*f) {
-                    region = leontief_fds::RegionSolver::new(&instance, *f);
-                    region_family = Some(*f);
+                if region_family != Some(f) {
+                    region = leontief_fds::RegionSolver::new(&instance, f);
+                    region_family = Some(f);
                 }
                 region
                     .as_mut()
-                    .and_then(|r| r.solve(&instance, *beta, *lambda))
+                    .and_then(|r| r.solve(&instance, beta, lambda))
             }
             _ => None,
         };

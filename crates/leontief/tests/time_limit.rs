@@ -40,3 +40,35 @@ fn a_generous_limit_is_not_reached() {
     let a = solve(&inst, Some(600.0));
     assert_eq!(a.status, Status::Optimal, "{:?}", a.backend_status);
 }
+
+/// A time limit no back end takes is refused before anything is solved,
+/// as the option it came from, for every family of mechanism (HiGHS's
+/// and Clarabel's settings are checked alike).
+#[test]
+fn a_bad_time_limit_is_refused_naming_the_option() {
+    let inst = generate::heterogeneous(5, 4, 2, 1);
+    for name in [
+        "drfh",
+        "nfc",
+        "gfj:alpha=2",
+        "bbf-eg",
+        "psdsf",
+        "vds:alpha=2",
+    ] {
+        let m: Mechanism = name.parse().unwrap();
+        for bad in [-1.0, 0.0, f64::NAN] {
+            let options = Options {
+                time_limit: Some(bad),
+                ..Options::default()
+            };
+            let e = leontief::solve(&inst, &m, &options).unwrap_err();
+            assert!(e.is_bad_input(), "{name} at {bad}: {e}");
+            match &e {
+                leontief::Error::Parameter(p) => {
+                    assert!(p.to_string().contains("time_limit"), "{name} at {bad}: {p}")
+                }
+                other => panic!("{name} at {bad}: {other:?}"),
+            }
+        }
+    }
+}
