@@ -20,7 +20,10 @@
 //!    [`crate::settings::PATTERN_ROWS`] capacity rows, or without
 //!    placement lists up to [`crate::settings::PATTERN_ROWS_MANY_USERS`]
 //!    rows when there are [`crate::settings::PATTERN_USERS_PER_ROW`]
-//!    users per row or more: a Dantzig-Wolfe master over the capacity
+//!    users per row or more, or up to
+//!    [`crate::settings::PATTERN_ROWS_FEW_LISTS`] rows when the placement
+//!    lists are at most [`crate::settings::PATTERN_FEW_LISTS`] distinct
+//!    lists (placement by attribute): a Dantzig-Wolfe master over the capacity
 //!    rows alone ([`Path::Patterns`]). The rounds run if a master solve
 //!    does not end optimal.
 //! 4. **Pooled first**, from [`GENERATE_FROM`] runnable pairs without
@@ -55,7 +58,8 @@ use crate::paths::pooled::{Pooled, Spent};
 use crate::paths::{capped, groups, merge, patterns, pooled};
 use crate::rounds::rounds;
 use crate::settings::{
-    CLARABEL_MAX_USERS, PATTERN_ROWS, PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, SEED_PER_USER,
+    CLARABEL_MAX_USERS, PATTERN_FEW_LISTS, PATTERN_ROWS, PATTERN_ROWS_FEW_LISTS,
+    PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, SEED_PER_USER,
 };
 use crate::solvers::direct::Direct;
 use leontief_core::{Instance, ServerId, Status};
@@ -166,12 +170,30 @@ fn takes_patterns(instance: &Instance, placement: bool, settings: &MaxMinSetting
         Columns::Patterns => true,
         Columns::Auto => {
             rows <= PATTERN_ROWS
+                || (rows <= PATTERN_ROWS_FEW_LISTS && few_lists(instance, placement))
                 || (rows <= PATTERN_ROWS_MANY_USERS
                     && !(placement && instance.has_placement())
                     && instance.num_users() >= PATTERN_USERS_PER_ROW * rows)
         }
         _ => false,
     }
+}
+
+/// Whether the placement lists that apply are at most
+/// [`PATTERN_FEW_LISTS`] distinct lists (users without one share the
+/// list of every entry).
+fn few_lists(instance: &Instance, placement: bool) -> bool {
+    if !(placement && instance.has_placement()) {
+        return true;
+    }
+    let mut lists = std::collections::HashSet::new();
+    for u in instance.users() {
+        lists.insert(u.servers.as_deref());
+        if lists.len() > PATTERN_FEW_LISTS {
+            return false;
+        }
+    }
+    true
 }
 
 /// The runnable user-entry pairs, counted (no per-pair storage) up to

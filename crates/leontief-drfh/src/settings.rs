@@ -229,6 +229,18 @@ pub const PATTERN_ROWS: usize = 64;
 /// user and the master does not (`docs/design/maxmin-operator.md`).
 pub const PATTERN_ROWS_MANY_USERS: usize = 512;
 
+/// The pattern master also runs up to this many capacity rows when the
+/// users' placement lists are at most [`PATTERN_FEW_LISTS`] distinct
+/// lists (none at all included): placement by attribute (node pools, GPU
+/// models, labels), where users sharing a list price alike. Random
+/// per-user lists are excluded: there the master is slower than the flat
+/// LP (`docs/design/maxmin-operator.md`).
+pub const PATTERN_ROWS_FEW_LISTS: usize = 96;
+
+/// Distinct placement lists up to which [`PATTERN_ROWS_FEW_LISTS`]
+/// applies.
+pub const PATTERN_FEW_LISTS: usize = 32;
+
 /// Users per capacity row from which [`PATTERN_ROWS_MANY_USERS`] applies
 /// (below it, with 4 or more resources, the flat LP is faster).
 pub const PATTERN_USERS_PER_ROW: usize = 10;

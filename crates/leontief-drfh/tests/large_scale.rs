@@ -420,3 +420,48 @@ fn interior_point_rounds_need_no_growth_lp() {
         "{without_growth} of {general} runs of several rounds without a growth LP"
     );
 }
+
+/// Placement by attribute (every user allowed one of a few node pools)
+/// on 30 servers of 3 resources (90 capacity rows): the default path
+/// takes the pattern master (few distinct lists), with the flat LP's
+/// levels and rounds and a certificate that holds; with one list per
+/// user (random lists) it keeps the flat LP.
+#[test]
+fn placement_by_attribute_takes_the_pattern_master() {
+    for seed in 1..=3 {
+        let base = generate::heterogeneous(120, 30, 3, seed);
+        let mut raw = base.to_raw();
+        // Three pools of ten servers; each user allowed one or two pools.
+        let pools: Vec<Vec<String>> = (0..3)
+            .map(|p| (10 * p..10 * p + 10).map(|i| raw.servers[i].name.clone()).collect())
+            .collect();
+        for (n, u) in raw.users.iter_mut().enumerate() {
+            let mut list = pools[n % 3].clone();
+            if n % 4 == 0 {
+                list.extend(pools[(n + 1) % 3].iter().cloned());
+            }
+            u.servers = Some(list);
+        }
+        let inst = Instance::new(raw).unwrap();
+        let sigma = dominant_sigma(&inst);
+        let auto = run(&inst, &sigma, Columns::Auto);
+        let flat = run(&inst, &sigma, Columns::All);
+        assert_eq!(auto.status, Status::Optimal, "seed {seed}");
+        assert_eq!(auto.path, leontief_drfh::maxmin::Path::Patterns, "seed {seed}");
+        for n in 0..inst.num_users() {
+            assert!(
+                close(flat.levels[n], auto.levels[n], 1e-6),
+                "seed {seed} user {n}: flat {} patterns {}",
+                flat.levels[n],
+                auto.levels[n]
+            );
+        }
+        assert_eq!(flat.frozen_round, auto.frozen_round, "seed {seed}");
+        let c = certify(&inst, &sigma, &auto, &user_tasks(&auto));
+        assert!(c.ok, "seed {seed}: {c:?}");
+
+        let random = generate::placement(120, 30, 3, 10, seed);
+        let o = run(&random, &dominant_sigma(&random), Columns::Auto);
+        assert_ne!(o.path, leontief_drfh::maxmin::Path::Patterns, "seed {seed}");
+    }
+}
