@@ -433,7 +433,11 @@ fn placement_by_attribute_takes_the_pattern_master() {
         let mut raw = base.to_raw();
         // Three pools of ten servers; each user allowed one or two pools.
         let pools: Vec<Vec<String>> = (0..3)
-            .map(|p| (10 * p..10 * p + 10).map(|i| raw.servers[i].name.clone()).collect())
+            .map(|p| {
+                (10 * p..10 * p + 10)
+                    .map(|i| raw.servers[i].name.clone())
+                    .collect()
+            })
             .collect();
         for (n, u) in raw.users.iter_mut().enumerate() {
             let mut list = pools[n % 3].clone();
@@ -447,7 +451,11 @@ fn placement_by_attribute_takes_the_pattern_master() {
         let auto = run(&inst, &sigma, Columns::Auto);
         let flat = run(&inst, &sigma, Columns::All);
         assert_eq!(auto.status, Status::Optimal, "seed {seed}");
-        assert_eq!(auto.path, leontief_drfh::maxmin::Path::Patterns, "seed {seed}");
+        assert_eq!(
+            auto.path,
+            leontief_drfh::maxmin::Path::Patterns,
+            "seed {seed}"
+        );
         for n in 0..inst.num_users() {
             assert!(
                 close(flat.levels[n], auto.levels[n], 1e-6),
