@@ -22,7 +22,7 @@
 //! allocation: the instance is what the mechanisms share out. Bad rows are
 //! refused naming the file, the line and the column.
 
-use super::snapshot::{ImportSummary, Imported};
+use super::snapshot::{validated, ImportSummary, Imported};
 use crate::error::{bad_input, Error};
 use leontief_core::{RawInstance, RawServer, RawUser};
 use std::collections::{BTreeMap, HashMap};
@@ -314,17 +314,25 @@ pub fn alibaba_gpu(
         })
         .collect();
     let tasks = vec![vec![0.0; k]; raw_users.len()];
-    Ok(Imported {
-        instance: RawInstance {
-            name: Some("alibaba gpu trace".into()),
-            description: None,
-            resources: vec!["cpu".into(), "memory".into(), "gpu".into()],
-            servers,
-            users: raw_users,
+    let origins: Vec<String> = servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{nodes_file} line {} ({})", i + 2, s.name))
+        .collect();
+    validated(
+        Imported {
+            instance: RawInstance {
+                name: Some("alibaba gpu trace".into()),
+                description: None,
+                resources: vec!["cpu".into(), "memory".into(), "gpu".into()],
+                servers,
+                users: raw_users,
+            },
+            tasks,
+            summary,
         },
-        tasks,
-        summary,
-    })
+        &|i| origins[i].clone(),
+    )
 }
 
 /// The node list: one server per node (cpu in cores, memory in MiB, gpu

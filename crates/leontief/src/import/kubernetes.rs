@@ -500,7 +500,7 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             _ => r.clone(),
         })
         .collect();
-    let servers = allocatable
+    let servers: Vec<RawServer> = allocatable
         .into_iter()
         .map(|(name, caps)| RawServer {
             name,
@@ -517,7 +517,11 @@ pub fn kubernetes(nodes: &str, pods: &str, options: &KubernetesOptions) -> Resul
             count: None,
         })
         .collect();
-    let mut snapshot = Snapshot::new("kubernetes snapshot", resources, servers, summary);
+    let origins = (0..servers.len())
+        .map(|i| format!("nodes.items[{i}] ({}).status.allocatable", servers[i].name))
+        .collect();
+    let mut snapshot =
+        Snapshot::new("kubernetes snapshot", resources, servers, summary).with_origins(origins);
     snapshot.summary.resources = resource_units;
     snapshot.build(list, options.merge, options.uncapped)
 }

@@ -93,6 +93,8 @@ pub(crate) struct Snapshot {
     name: String,
     resources: Vec<String>,
     servers: Vec<RawServer>,
+    /// Where each server comes from in the input, for messages.
+    origins: Vec<String>,
     pub summary: ImportSummary,
 }
 
@@ -108,10 +110,23 @@ impl Snapshot {
     ) -> Snapshot {
         Snapshot {
             name: name.to_string(),
+            origins: servers
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("servers[{i}] ({})", s.name))
+                .collect(),
             resources,
             servers,
             summary,
         }
+    }
+
+    /// Where each server comes from in the input (one per server), for
+    /// the messages of [`validated`].
+    pub fn with_origins(mut self, origins: Vec<String>) -> Snapshot {
+        debug_assert_eq!(origins.len(), self.servers.len());
+        self.origins = origins;
+        self
     }
 
     /// Users from `items` (in order of first appearance), each capped at
@@ -166,18 +181,83 @@ impl Snapshot {
         if self.summary.resources.is_empty() {
             self.summary.resources = self.resources.clone();
         }
-        Ok(Imported {
-            instance: RawInstance {
-                name: Some(self.name),
-                description: None,
-                resources: self.resources,
-                servers: self.servers,
-                users: raw,
+        let origins = std::mem::take(&mut self.origins);
+        validated(
+            Imported {
+                instance: RawInstance {
+                    name: Some(self.name),
+                    description: None,
+                    resources: self.resources,
+                    servers: self.servers,
+                    users: raw,
+                },
+                tasks,
+                summary: self.summary,
             },
-            tasks,
-            summary: self.summary,
-        })
+            &|i| origins[i].clone(),
+        )
     }
+}
+
+/// `imported` if its instance is valid; otherwise bad input with every
+/// issue named where it comes from in the input: a server's at
+/// `server_origin` (the node, the CSV line), a user's as the tasks
+/// grouped into it, and a resource by name (`capacity[1]` is memory).
+pub(crate) fn validated(
+    imported: Imported,
+    server_origin: &dyn Fn(usize) -> String,
+) -> Result<Imported, Error> {
+    let raw = &imported.instance;
+    let Err(e) = leontief_core::Instance::new(raw.clone()) else {
+        return Ok(imported);
+    };
+    let resource = |field: &str, rest: &str| -> String {
+        // "capacity[1]" / "demand[1]" -> "capacity of memory"
+        let Some(open) = rest.find('[') else {
+            return rest.to_string();
+        };
+        let r: Option<usize> = rest[open + 1..].trim_end_matches(']').parse().ok();
+        match r.and_then(|r| raw.resources.get(r)) {
+            Some(name) => format!("{field} of {name}"),
+            None => rest.to_string(),
+        }
+    };
+    let located: Vec<String> = e
+        .issues()
+        .into_iter()
+        .map(|issue| {
+            let index = |prefix: &str| -> Option<(usize, String)> {
+                let rest = issue.at.strip_prefix(prefix)?;
+                let close = rest.find(']')?;
+                let n = rest[..close].parse().ok()?;
+                Some((n, rest[close + 1..].trim_start_matches('.').to_string()))
+            };
+            let field = |rest: &str| -> String {
+                for f in ["capacity", "demand"] {
+                    if rest.starts_with(f) {
+                        return resource(f, rest);
+                    }
+                }
+                rest.to_string()
+            };
+            if let Some((i, rest)) = index("servers[").filter(|(i, _)| *i < raw.servers.len()) {
+                format!("{}: {} {}", server_origin(i), field(&rest), issue.reason)
+            } else if let Some((n, rest)) = index("users[").filter(|(n, _)| *n < raw.users.len()) {
+                format!(
+                    "the tasks grouped as user \"{}\": {} {}",
+                    raw.users[n].name,
+                    field(&rest),
+                    issue.reason
+                )
+            } else {
+                issue.to_string()
+            }
+        })
+        .collect();
+    Err(bad_input(format!(
+        "the imported snapshot is not a valid instance: {}",
+        located.join("; ")
+    )))
 }
 
 fn group(items: &[Item], merge: Merge) -> Result<Vec<Group>, Error> {
