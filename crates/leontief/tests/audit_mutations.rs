@@ -1,0 +1,101 @@
+//! Mutated allocations given to the audit: a DRFH answer written as the
+//! CSV an operator would hand in (`user,server,tasks`), then broken (a
+//! cell emptied, a non-number, a negative, huge or non-finite count, an
+//! unknown user or server, a column missing, a line repeated or cut
+//! short). Each is refused as bad input naming its line, or audited: the
+//! audit runs (never "could not run", never a panic), and on an
+//! allocation it finds infeasible no optimality property holds.
+
+use leontief::audit::{audit, read_allocation, AllocationFormat, AuditOptions};
+use leontief::{Mechanism, Options, VerifyMode};
+use leontief_core::strategies::{config, instance, Shape};
+use proptest::prelude::*;
+
+fn csv(inst: &leontief::Instance, tasks: &[Vec<f64>]) -> String {
+    let mut out = String::from("user,server,tasks\n");
+    for (n, row) in tasks.iter().enumerate() {
+        for (i, &x) in row.iter().enumerate() {
+            if x > 0.0 {
+                out.push_str(&format!(
+                    "{},{},{}\n",
+                    inst.users()[n].name,
+                    inst.servers()[i].name,
+                    x
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn mutate(text: &str, what: u8, line: usize, cell: usize) -> String {
+    let mut lines: Vec<Vec<String>> = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    let l = line % lines.len();
+    let c = cell % lines[l].len();
+    match what % 7 {
+        0 => lines[l][c] = String::new(),
+        1 => lines[l][c] = ["x", "1e", "--", "0x10", "\""][cell % 5].into(),
+        2 => lines[l][c] = ["-1", "-1e-9", "1e308", "1e400", "NaN", "inf", "1e15"][cell % 7].into(),
+        3 => lines[l][c] = ["nobody", "", " padded"][cell % 3].into(),
+        4 => {
+            lines[0].remove(c);
+        }
+        5 => lines[l].truncate(c),
+        _ => {
+            let copy = lines[l].clone();
+            lines.push(copy);
+        }
+    }
+    lines
+        .iter()
+        .map(|l| l.join(","))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    #[test]
+    fn a_mutated_allocation_is_refused_by_line_or_audited(
+        inst in instance(Shape::small()),
+        what in any::<u8>(),
+        line in any::<usize>(),
+        cell in any::<usize>(),
+    ) {
+        let drfh = leontief::solve(&inst, &Mechanism::Drfh, &Options::default()).unwrap();
+        let text = mutate(&csv(&inst, &drfh.tasks), what, line, cell);
+        match read_allocation(&inst, &text, AllocationFormat::Csv) {
+            Err(e) => {
+                prop_assert!(e.is_bad_input(), "could not run: {e}\n{text}");
+                prop_assert!(e.to_string().contains("allocation"), "{e}\n{text}");
+            }
+            Ok(tasks) => {
+                let options = AuditOptions {
+                    against: vec![Mechanism::Drfh],
+                    mode: VerifyMode::Auto,
+                    time_limit: None,
+                };
+                let report = audit(&inst, &tasks, &options);
+                prop_assert!(report.is_ok(), "could not run: {:?}\n{text}", report.err());
+                let report = report.unwrap();
+                if !report.judgement.feasibility.ok {
+                    for v in &report.judgement.summary {
+                        prop_assert!(
+                            v.property == "feasibility" || v.holds != Some(true)
+                                || ["whole tasks", "sharing incentive", "envy-freeness"].contains(&v.property),
+                            "infeasible, yet {} holds: {}\n{text}",
+                            v.property,
+                            v.detail
+                        );
+                    }
+                    prop_assert!(report.judgement.pareto.as_ref().is_none_or(|p| !p.ok));
+                    prop_assert!(report.judgement.drfh_max_min.as_ref().is_none_or(|m| !m.check.ok));
+                }
+            }
+        }
+    }
+}
