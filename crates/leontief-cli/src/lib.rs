@@ -108,6 +108,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             resources,
             seed,
             eligible,
+            shape,
         } => generate::cmd(&generate::GenerateCmd {
             kind,
             users,
@@ -115,6 +116,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             resources,
             seed,
             eligible,
+            shape,
         }),
     }
 }

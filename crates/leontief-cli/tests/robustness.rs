@@ -663,3 +663,48 @@ fn an_uncertified_eisenberg_gale_answer_is_not_called_optimal() {
         a.verification
     );
 }
+
+/// `generate shaped`: the shapes of real clusters from one `--shape`
+/// spec; every max-min and server-based mechanism answers it verified,
+/// a bad spec is refused naming its key, and `--shape` applies to
+/// `shaped` alone.
+#[test]
+fn generate_shaped_answers_and_refuses_a_bad_spec() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, out, err) = leontief(&[
+        "generate",
+        "shaped",
+        "--users",
+        "40",
+        "--servers",
+        "24",
+        "--resources",
+        "3",
+        "--shape",
+        "capacity=pools:3,demand=bimodal,gpu=0.25,weights,caps=0.5,placement=attribute:3",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let path = write(&tmp, "shaped.json", &out);
+    let i = Instance::from_path(&path).unwrap();
+    assert_eq!(i.resources()[2], "gpu");
+    for name in ["drfh", "tsf", "psdsf"] {
+        let a = solve(&i, name, |_| {});
+        assert_eq!(a.status, Status::Optimal, "{name}");
+        assert!(verified(&a), "{name}");
+    }
+    for (spec, key) in [
+        ("demand=heavy", "demand"),
+        ("caps=1.5", "caps"),
+        ("colour", "colour"),
+    ] {
+        let (code, _, err) = leontief(&["generate", "shaped", "--shape", spec]);
+        assert_eq!(code, Some(2), "{spec}: {err}");
+        assert!(
+            err.contains("--shape") && err.contains(key),
+            "{spec}: {err}"
+        );
+    }
+    let (code, _, err) = leontief(&["generate", "placement", "--shape", "weights"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--shape"), "{err}");
+}

@@ -86,8 +86,36 @@ pub fn generated(
                 users, servers, resources, eligible, seed,
             ))
         }
+        "shaped" => generated_shaped(users, servers, resources, seed, ""),
         other => Err(Error::Input(format!(
-            "unknown generator {other} (google-cell, heterogeneous, placement)"
+            "unknown generator {other} (google-cell, heterogeneous, placement, shaped)"
         ))),
     }
+}
+
+/// `shaped`: the shapes users meet beyond `heterogeneous`
+/// ([`generate::Family`]: capacity spread, demand tails, a GPU-like
+/// resource most servers lack, weights, caps, placement by attribute or
+/// at random), read from `shape` (`capacity=pools:4,gpu=0.2,...`; see
+/// [`generate::Family::from_spec`]) over `users` x `servers` x
+/// `resources`. A bad spec is refused naming its key.
+pub fn generated_shaped(
+    users: usize,
+    servers: usize,
+    resources: usize,
+    seed: u64,
+    shape: &str,
+) -> Result<Instance, Error> {
+    in_range("users", users, MAX_GENERATED_SIZE)?;
+    in_range("servers", servers, MAX_GENERATED_SIZE)?;
+    in_range("resources", resources, MAX_GENERATED_RESOURCES)?;
+    pairs_in_range(users, servers)?;
+    let family = generate::Family::new(users, servers, resources, seed)
+        .from_spec(shape)
+        .map_err(|reason| ParamError::Invalid {
+            parameter: "shape",
+            value: shape.to_string(),
+            reason,
+        })?;
+    Ok(generate::family(&family))
 }

@@ -60,7 +60,7 @@ pub use bbf::{
     CHECK_TOLERANCE,
 };
 pub use error::Error;
-pub use generated::generated;
+pub use generated::{generated, generated_shaped};
 pub use leontief_bbf::enumerate::Enumeration;
 pub use leontief_core::{
     checks, details, generate, verification, Allocation, Instance, Status, Verification,

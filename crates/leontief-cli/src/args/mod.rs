@@ -181,9 +181,10 @@ pub(crate) enum Command {
     },
     /// Write a generated instance (seeded) as JSON.
     Generate {
-        /// `google-cell` (Table I of 000), `heterogeneous`, or `placement`
+        /// `google-cell` (Table I of 000), `heterogeneous`, `placement`
         /// (heterogeneous with weights in [1, 4] and --eligible random
-        /// servers per user: the server-based mechanisms of 004).
+        /// servers per user: the server-based mechanisms of 004), or
+        /// `shaped` (the shapes of real clusters, described by --shape).
         kind: String,
         /// Users.
         #[arg(long, default_value_t = 100)]
@@ -201,6 +202,14 @@ pub(crate) enum Command {
         /// --servers).
         #[arg(long)]
         eligible: Option<usize>,
+        /// shaped: comma-separated, over U[0.25, 1) capacities and
+        /// U[0.01, 0.2] demands: capacity=uniform:LOW|google|pools:K,
+        /// demand=uniform|lognormal|bimodal|few-huge, gpu=FRACTION (the
+        /// last resource only on that fraction of servers and users),
+        /// weights (1-4), caps=FRACTION (users capped),
+        /// placement=none|attribute:K|random:E.
+        #[arg(long)]
+        shape: Option<String>,
     },
 }
 
