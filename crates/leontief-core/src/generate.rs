@@ -144,7 +144,8 @@ pub enum Demands {
     /// U[0.01, 0.2] per resource (`heterogeneous`).
     Uniform,
     /// CPU lognormal with median 0.02 and sigma 1; every other resource
-    /// the CPU demand times lognormal(0, 1); all clipped to [0.001, 0.5].
+    /// the CPU demand times lognormal(1, 1) (median e); all clipped to
+    /// [0.001, 0.5].
     Lognormal,
     /// Half the users CPU-heavy (CPU U[0.1, 0.2], the rest U[0.01,
     /// 0.03]), half memory-heavy (the second resource U[0.1, 0.2], the
@@ -398,7 +399,7 @@ pub fn family(f: &Family) -> Instance {
                             if r == 0 {
                                 cpu
                             } else {
-                                clip(cpu * normal(&mut rng).exp())
+                                clip(cpu * (1.0 + normal(&mut rng)).exp())
                             }
                         })
                         .collect()
