@@ -53,3 +53,6 @@ if [ -d "${LEONTIEF_DATA:-../shared/data}/alibaba-gpu-v2023" ]; then
 else
   echo "real clusters: ${LEONTIEF_DATA:-../shared/data}/alibaba-gpu-v2023 is missing (set LEONTIEF_DATA)"
 fi
+# Issue 47: the shapes of real clusters (generate shaped); the REPORT's
+# table is this reduced grid (the full grid: bash benches/run_shapes.sh).
+SIZES="300x3000" RES="2 4" SEEDS="1" MECHS="drfh" bash benches/run_shapes.sh
