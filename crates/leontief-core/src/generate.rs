@@ -222,7 +222,8 @@ impl Family {
     /// Read `spec`, comma-separated `key=value` (or a bare key for a
     /// switch) over these defaults: `capacity=uniform:LOW|google|pools:K`,
     /// `demand=uniform|lognormal|bimodal|few-huge`, `gpu=FRACTION`,
-    /// `weights`, `caps=FRACTION`, `placement=none|attribute:K|random:E`.
+    /// `weights`, `caps=FRACTION`, `placement=none|attribute:K|random:E`
+    /// (K and E at least 1 and at most the servers; fractions in (0, 1]).
     /// The error names the key and says what it takes.
     ///
     /// ```
@@ -311,6 +312,22 @@ impl Family {
         }
         if matches!(self.demands, Demands::Bimodal) && self.resources < 2 {
             return Err("demand=bimodal: needs at least 2 resources".into());
+        }
+        if let Capacities::Pools(k) = self.capacities {
+            if k > self.servers {
+                return Err(format!(
+                    "capacity=pools:{k}: more pools than the {} servers",
+                    self.servers
+                ));
+            }
+        }
+        if let Placement::Attribute(k) = self.placement {
+            if k > self.servers {
+                return Err(format!(
+                    "placement=attribute:{k}: more values than the {} servers",
+                    self.servers
+                ));
+            }
         }
         if let Placement::Random(e) = self.placement {
             if e > self.servers {
@@ -570,6 +587,8 @@ mod tests {
             ("caps=2", "caps"),
             ("placement=random:500", "placement"),
             ("placement=attribute:0", "placement"),
+            ("placement=attribute:21", "placement"),
+            ("capacity=pools:18446744073709551615", "capacity"),
             ("colour=red", "colour"),
         ] {
             let e = Family::new(10, 20, 2, 1).from_spec(spec).unwrap_err();
