@@ -473,3 +473,72 @@ fn placement_by_attribute_takes_the_pattern_master() {
         assert_ne!(o.path, leontief_drfh::maxmin::Path::Patterns, "seed {seed}");
     }
 }
+
+/// A small instance of the shapes users meet (`generate::Family`):
+/// capacity spread, demand tails, a GPU most servers lack, weights, caps,
+/// placement by attribute or at random.
+fn shaped() -> impl Strategy<Value = Instance> {
+    use leontief_core::generate::{family, Capacities, Demands, Family, Placement};
+    (
+        (4usize..14, 3usize..12, 2usize..5, any::<u64>()),
+        (
+            0u8..3,
+            0u8..4,
+            any::<bool>(),
+            any::<bool>(),
+            any::<bool>(),
+            0u8..3,
+        ),
+    )
+        .prop_map(
+            |((users, servers, m, seed), (cap, dem, gpu, weights, caps, place))| {
+                let f = Family {
+                    capacities: match cap {
+                        0 => Capacities::Uniform { low: 0.1 },
+                        1 => Capacities::Google,
+                        _ => Capacities::Pools(2.min(servers)),
+                    },
+                    demands: [
+                        Demands::Uniform,
+                        Demands::Lognormal,
+                        Demands::Bimodal,
+                        Demands::FewHuge,
+                    ][dem as usize],
+                    gpu: gpu.then_some(0.3),
+                    weights,
+                    caps: caps.then_some(0.5),
+                    placement: match place {
+                        0 => Placement::None,
+                        1 => Placement::Attribute(2),
+                        _ => Placement::Random(2.min(servers)),
+                    },
+                    ..Family::new(users, servers, m, seed)
+                };
+                family(&f)
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// The default path on the shapes of `generate shaped` gives the flat
+    /// LP's levels, and its certificate holds.
+    #[test]
+    fn every_generated_shape_gives_the_flat_levels(inst in shaped(), which in 0u8..3) {
+        let sigma = sigma_of(&inst, which);
+        let flat = run(&inst, &sigma, Columns::All);
+        let auto = run(&inst, &sigma, Columns::Auto);
+        prop_assert_eq!(flat.status, Status::Optimal);
+        prop_assert_eq!(auto.status, Status::Optimal);
+        for n in 0..inst.num_users() {
+            prop_assert!(
+                close(flat.levels[n], auto.levels[n], 1e-6),
+                "user {}: flat {} auto {} ({:?})",
+                n, flat.levels[n], auto.levels[n], auto.path
+            );
+        }
+        let c = certify(&inst, &sigma, &auto, &user_tasks(&auto));
+        prop_assert!(c.ok, "{:?} ({:?})", c, auto.path);
+    }
+}
