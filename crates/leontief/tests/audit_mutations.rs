@@ -6,6 +6,8 @@
 //! audit runs (never "could not run", never a panic), and on an
 //! allocation it finds infeasible no optimality property holds.
 
+mod csv_mutation;
+use csv_mutation::mutate_csv;
 use leontief::audit::{audit, read_allocation, AllocationFormat, AuditOptions};
 use leontief::{Mechanism, Options, VerifyMode};
 use leontief_core::strategies::{config, instance, Shape};
@@ -28,34 +30,6 @@ fn csv(inst: &leontief::Instance, tasks: &[Vec<f64>]) -> String {
     out
 }
 
-fn mutate(text: &str, what: u8, line: usize, cell: usize) -> String {
-    let mut lines: Vec<Vec<String>> = text
-        .lines()
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect();
-    let l = line % lines.len();
-    let c = cell % lines[l].len();
-    match what % 7 {
-        0 => lines[l][c] = String::new(),
-        1 => lines[l][c] = ["x", "1e", "--", "0x10", "\""][cell % 5].into(),
-        2 => lines[l][c] = ["-1", "-1e-9", "1e308", "1e400", "NaN", "inf", "1e15"][cell % 7].into(),
-        3 => lines[l][c] = ["nobody", "", " padded"][cell % 3].into(),
-        4 => {
-            lines[0].remove(c);
-        }
-        5 => lines[l].truncate(c),
-        _ => {
-            let copy = lines[l].clone();
-            lines.push(copy);
-        }
-    }
-    lines
-        .iter()
-        .map(|l| l.join(","))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 proptest! {
     #![proptest_config(config(128))]
 
@@ -67,7 +41,7 @@ proptest! {
         cell in any::<usize>(),
     ) {
         let drfh = leontief::solve(&inst, &Mechanism::Drfh, &Options::default()).unwrap();
-        let text = mutate(&csv(&inst, &drfh.tasks), what, line, cell);
+        let text = mutate_csv(&csv(&inst, &drfh.tasks), what, line, cell);
         match read_allocation(&inst, &text, AllocationFormat::Csv) {
             Err(e) => {
                 prop_assert!(e.is_bad_input(), "could not run: {e}\n{text}");

@@ -7,6 +7,10 @@
 //! document (and, where it can, the entry), never a panic and never "could
 //! not run"; what is imported is a valid instance.
 
+mod alibaba_fixture;
+mod csv_mutation;
+use alibaba_fixture::{NODES, PODS};
+use csv_mutation::mutate_csv;
 use leontief::import::{alibaba_gpu, kubernetes, AlibabaOptions, KubernetesOptions};
 use leontief::Instance;
 use proptest::prelude::*;
@@ -127,51 +131,6 @@ fn judged(
         }
     }
     Ok(())
-}
-
-const NODES: &str = "sn,cpu_milli,memory_mib,gpu,model
-n0,32000,262144,0,
-n1,96000,786432,8,V100M16
-n2,96000,786432,8,V100M16
-n3,64000,524288,2,T4
-";
-
-const PODS: &str = "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
-p0,12000,16384,1,1000,,LS,Running,0,100,0
-p1,6000,12288,1,460,,LS,Running,10,200,12
-p2,6000,12288,1,460,V100M16|T4,BE,Running,10,200,12
-p3,4000,8192,0,0,,BE,Running,50,,60
-p4,8000,30000,2,1000,V100M16,LS,Pending,70,,
-";
-
-/// One CSV mutation: what (0 empty a cell, 1 a non-number, 2 a negative
-/// or huge number, 3 drop a header column, 4 cut a line short, 5 repeat a
-/// line), which line and which cell.
-fn mutate_csv(text: &str, what: u8, line: usize, cell: usize) -> String {
-    let mut lines: Vec<Vec<String>> = text
-        .lines()
-        .map(|l| l.split(',').map(str::to_string).collect())
-        .collect();
-    let l = line % lines.len();
-    let c = cell % lines[l].len();
-    match what % 6 {
-        0 => lines[l][c] = String::new(),
-        1 => lines[l][c] = ["x", "1e", "--", "1,5", "\"", "0x10"][cell % 6].into(),
-        2 => lines[l][c] = ["-1", "1e308", "1e400", "-0", "NaN", "inf"][cell % 6].into(),
-        3 => {
-            lines[0].remove(c);
-        }
-        4 => lines[l].truncate(c),
-        _ => {
-            let copy = lines[l].clone();
-            lines.push(copy);
-        }
-    }
-    lines
-        .iter()
-        .map(|l| l.join(","))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 proptest! {
