@@ -27,6 +27,7 @@ fn main() {
     };
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let inst = Instance::new(RawInstance {
+        queues: None,
         name: None,
         description: None,
         resources: (0..m).map(|r| format!("r{r}")).collect(),
@@ -37,6 +38,7 @@ fn main() {
         }],
         users: (0..n)
             .map(|j| RawUser {
+                queue: None,
                 name: format!("u{j}"),
                 demand: (0..m).map(|_| rng.gen_range(0.1..1.0)).collect(),
                 weight: None,

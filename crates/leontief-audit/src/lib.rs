@@ -28,6 +28,7 @@ pub mod equilibrium;
 pub mod exact;
 mod feasibility;
 pub mod first_order;
+pub mod hierarchy;
 pub mod judge;
 mod max_min;
 mod pareto;

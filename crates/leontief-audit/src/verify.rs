@@ -52,6 +52,12 @@ pub enum Property {
     },
     /// DRF inside every server (per-server DRF).
     PerServerMaxMin,
+    /// Hierarchical progressive filling over the queue tree (`hdrf`,
+    /// `hdrfh`; `naive`: `hdrf-naive`), from its printed trace.
+    Hierarchy {
+        /// The naive rules.
+        naive: bool,
+    },
     /// Maximum total tasks (NFC): its dual certificate, and the LP's own
     /// optimality record where the flat LP printed one.
     MaxTasks,
@@ -152,6 +158,9 @@ pub fn verify<B: LpBackend>(
 ) -> Result<Verification, VerifyError> {
     match property {
         Property::WholeTasks => return Ok(verify_whole(instance, a)),
+        Property::Hierarchy { naive } => {
+            return Ok(crate::hierarchy::check(backend, instance, a, *naive)?)
+        }
         Property::Psdsf | Property::Vds { .. } => {
             return server_based(backend, instance, property, a)
         }
@@ -310,6 +319,7 @@ pub fn verify<B: LpBackend>(
             Property::MaxMin { .. }
             | Property::MaxTasks
             | Property::WholeTasks
+            | Property::Hierarchy { .. }
             | Property::Psdsf
             | Property::Vds { .. }
             | Property::FirstOrder { .. }
@@ -435,6 +445,7 @@ fn server_subinstance(
         return (None, x);
     }
     let sub = RawInstance {
+        queues: None,
         name: None,
         description: None,
         resources: raw.resources.clone(),

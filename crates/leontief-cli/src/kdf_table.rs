@@ -26,6 +26,7 @@ fn instance(c: u64, mut index: u64) -> Instance {
         }
     }
     let raw = RawInstance {
+        queues: None,
         name: None,
         description: None,
         resources: vec!["r1".into(), "r2".into(), "r3".into()],
@@ -36,6 +37,7 @@ fn instance(c: u64, mut index: u64) -> Instance {
         }],
         users: (0..3)
             .map(|n| RawUser {
+                queue: None,
                 name: format!("u{}", n + 1),
                 demand: d[n].to_vec(),
                 weight: None,

@@ -246,6 +246,10 @@ pub struct Allocation {
     /// equilibrium prices for Eisenberg-Gale), the solver's certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bbf: Option<crate::details::BbfDetails>,
+    /// Hierarchical mechanisms: every queue's outcome and the filling's
+    /// trace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<crate::hierarchy::HierarchyDetails>,
     /// Max-min mechanisms solved by an LP: the dual certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<MaxMinCertificate>,
@@ -280,6 +284,7 @@ impl Allocation {
             notes: Vec::new(),
             gap: None,
             bbf: None,
+            hierarchy: None,
             certificate: None,
             total_certificate: None,
             verification: None,

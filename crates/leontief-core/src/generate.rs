@@ -42,6 +42,7 @@ pub const GOOGLE_CELL: [(u64, f64, f64); 10] = [
 fn users(rng: &mut ChaCha8Rng, n: usize, m: usize) -> Vec<RawUser> {
     (0..n)
         .map(|j| RawUser {
+            queue: None,
             name: format!("u{}", j + 1),
             demand: (0..m).map(|_| rng.gen_range(0.01..0.2)).collect(),
             weight: None,
@@ -56,6 +57,7 @@ fn users(rng: &mut ChaCha8Rng, n: usize, m: usize) -> Vec<RawUser> {
 pub fn google_cell(n_users: usize, seed: u64) -> Instance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let raw = RawInstance {
+        queues: None,
         name: Some(format!("google-cell-{n_users}-users-seed-{seed}")),
         description: None,
         resources: vec!["cpu".into(), "mem".into()],
@@ -84,6 +86,7 @@ pub fn heterogeneous(n_users: usize, n_servers: usize, m: usize, seed: u64) -> I
         })
         .collect();
     let raw = RawInstance {
+        queues: None,
         name: Some(format!("heterogeneous-{n_users}x{n_servers}-seed-{seed}")),
         description: None,
         resources: (0..m).map(|r| format!("r{}", r + 1)).collect(),
@@ -479,6 +482,7 @@ pub fn family(f: &Family) -> Instance {
                 }),
             };
             RawUser {
+                queue: None,
                 name: format!("u{}", j + 1),
                 demand,
                 weight,
@@ -493,6 +497,7 @@ pub fn family(f: &Family) -> Instance {
         resources[g] = "gpu".into();
     }
     let raw = RawInstance {
+        queues: None,
         name: Some(format!(
             "shaped-{}x{}x{}-seed-{}",
             f.users, f.servers, m, f.seed

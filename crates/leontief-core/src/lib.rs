@@ -13,6 +13,7 @@ pub mod checks;
 pub mod details;
 pub mod fairness;
 pub mod generate;
+pub mod hierarchy;
 pub mod ids;
 pub mod instance;
 pub mod scaling;
@@ -27,8 +28,9 @@ pub use allocation::{
 };
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{
-    Instance, InstanceError, Issue, RawInstance, RawServer, RawUser, Server, User, MAX_COUNT,
-    MAX_VALUE, MAX_WEIGHT_RATIO, MIN_TASK_FRACTION, MIN_VALUE,
+    Instance, InstanceError, Issue, Queue, RawInstance, RawQueue, RawServer, RawUser, Server, User,
+    MAX_COUNT, MAX_QUEUES, MAX_QUEUE_DEPTH, MAX_VALUE, MAX_WEIGHT_RATIO, MIN_TASK_FRACTION,
+    MIN_VALUE,
 };
 pub use leontief_model::Status;
 pub use scaling::Scaling;

@@ -56,6 +56,12 @@ impl Scaling {
     pub fn price_to_original(&self, r: usize, scaled_price: f64) -> f64 {
         scaled_price * self.resource[r]
     }
+
+    /// An amount of resource `r` in scaled units as an amount in original
+    /// units: a = a' / factor_r.
+    pub fn amount_to_original(&self, r: usize, scaled_amount: f64) -> f64 {
+        scaled_amount / self.resource[r]
+    }
 }
 
 impl Instance {

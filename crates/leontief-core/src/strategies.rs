@@ -110,6 +110,7 @@ pub fn instance(shape: Shape) -> impl Strategy<Value = Instance> {
         .prop_map(move |(m, servers, users)| {
             let first = servers[0].0.clone();
             let raw = RawInstance {
+                queues: None,
                 name: None,
                 description: None,
                 resources: (0..m).map(|r| format!("r{r}")).collect(),
@@ -137,6 +138,7 @@ pub fn instance(shape: Shape) -> impl Strategy<Value = Instance> {
                             .map(|(i, _)| format!("s{i}"))
                             .collect();
                         RawUser {
+                            queue: None,
                             name: format!("u{n}"),
                             demand,
                             weight: shape.weights.then_some(w).filter(|&w| w != 1.0),

@@ -72,6 +72,30 @@ pub struct Verification {
     /// BBF: the duality gap of the printed prices.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duality_gap: Option<f64>,
+    /// Hierarchical mechanisms: the filling's trace replayed and checked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<HierarchyCheck>,
+}
+
+/// The check of a hierarchical allocation (`hdrf`, `hdrfh`,
+/// `hdrf-naive`) against its printed trace.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct HierarchyCheck {
+    /// Every queue's usage within its limit.
+    pub limits_held: bool,
+    /// The largest relative difference between a user's tasks and the
+    /// sum of its phases' growth.
+    pub replay_error: f64,
+    /// Phases checked.
+    pub phases: usize,
+    /// Growing users whose queue path was not at the lowest share among
+    /// its open siblings at a phase's start or end (at most 10).
+    pub not_lowest: Vec<String>,
+    /// Users claimed stopped (in a phase, or at the end) that could still
+    /// grow (at most 10).
+    pub not_stuck: Vec<String>,
+    /// LPs solved.
+    pub lps: usize,
 }
 
 impl Verification {

@@ -185,6 +185,7 @@ fn nfc_reports_the_unique_total_with_a_certificate() {
 
 fn identical(n_entries: usize, count: Option<u64>) -> Instance {
     let raw = RawInstance {
+        queues: None,
         name: None,
         description: None,
         resources: vec!["cpu".into(), "mem".into(), "disk".into()],
@@ -199,6 +200,7 @@ fn identical(n_entries: usize, count: Option<u64>) -> Instance {
             .iter()
             .enumerate()
             .map(|(n, d)| RawUser {
+                queue: None,
                 name: format!("u{n}"),
                 demand: d.to_vec(),
                 weight: Some(1.0 + n as f64),

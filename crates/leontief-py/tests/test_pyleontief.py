@@ -84,6 +84,9 @@ EVERY = [
     ("drfh", {}),
     ("kdf", {"k": 2}),
     ("naive-drf", {}),
+    ("hdrf", {}),
+    ("hdrfh", {}),
+    ("hdrf-naive", {}),
     ("nfc", {}),
     ("psdsf", {"select": "max-tasks"}),
     ("vds", {"alpha": 2}),
@@ -110,6 +113,27 @@ def test_parity_with_the_cli_for_every_mechanism(mechanism, params):
     assert no_times(sol.to_dict()) == no_times(cli_solve(FIG1, mechanism, flags(params)))
     assert sol.user_tasks.shape == (2,)
     np.testing.assert_allclose(sol.user_tasks, sol.to_dict()["user_tasks"])
+
+
+def test_queues_as_a_dict():
+    # Issue 49's worked case: YARN's per-resource split gives 9 tasks
+    # each; hierarchical DRF 100/11.
+    inst = {
+        "resources": ["cpu", "mem"],
+        "servers": [{"name": "s", "capacity": [10, 10]}],
+        "queues": [{"name": "A"}, {"name": "B"}],
+        "users": [
+            {"name": "a", "demand": [1, 0.1], "tasks": 10, "queue": "A"},
+            {"name": "b", "demand": [0.1, 1], "tasks": 10, "queue": "B"},
+        ],
+    }
+    sol = lt.solve(inst, "hdrfh")
+    assert sol.verified, sol.verification
+    np.testing.assert_allclose(sol.user_tasks, [100 / 11, 100 / 11], rtol=1e-9)
+    queues = sol.to_dict()["hierarchy"]["queues"]
+    assert [q["name"] for q in queues] == ["A", "B"]
+    with pytest.raises(ValueError, match=r"users\[1\].queue names unknown queue"):
+        lt.solve({**inst, "users": [inst["users"][0], {**inst["users"][1], "queue": "C"}]}, "hdrf")
 
 
 def test_numpy_in_and_out():

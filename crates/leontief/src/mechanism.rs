@@ -13,11 +13,14 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 /// Every mechanism name, in the order `leontief solve --help` lists them.
-pub const NAMES: [&str; 17] = [
+pub const NAMES: [&str; 20] = [
     "drf",
     "drfh",
     "kdf",
     "naive-drf",
+    "hdrf",
+    "hdrfh",
+    "hdrf-naive",
     "nfc",
     "psdsf",
     "vds",
@@ -48,6 +51,14 @@ pub enum Mechanism {
     },
     /// Per-server DRF, the naive baseline.
     NaiveDrf,
+    /// H-DRF over the queue tree on the pooled servers.
+    Hdrf,
+    /// H-DRF over the queue tree on heterogeneous servers (global
+    /// dominant shares, per-server feasibility, placement).
+    Hdrfh,
+    /// Naive hierarchical DRF (every queue's share from its subtree's
+    /// total) on the pooled servers.
+    HdrfNaive,
     /// No fairness constraints: maximum total tasks.
     Nfc,
     /// Task share fairness.
@@ -470,6 +481,9 @@ impl Mechanism {
             Mechanism::Drfh => "drfh",
             Mechanism::Kdf { .. } => "kdf",
             Mechanism::NaiveDrf => "naive-drf",
+            Mechanism::Hdrf => "hdrf",
+            Mechanism::Hdrfh => "hdrfh",
+            Mechanism::HdrfNaive => "hdrf-naive",
             Mechanism::Nfc => "nfc",
             Mechanism::Tsf => "tsf",
             Mechanism::FirstFit => "first-fit",
@@ -513,6 +527,9 @@ impl Mechanism {
             "drfh" => Mechanism::Drfh,
             "kdf" => Mechanism::Kdf { k: need_k("kdf")? },
             "naive-drf" => Mechanism::NaiveDrf,
+            "hdrf" => Mechanism::Hdrf,
+            "hdrfh" => Mechanism::Hdrfh,
+            "hdrf-naive" => Mechanism::HdrfNaive,
             "nfc" => Mechanism::Nfc,
             "tsf" => Mechanism::Tsf,
             "first-fit" => Mechanism::FirstFit,
@@ -792,6 +809,9 @@ mod tests {
             Mechanism::Drfh,
             Mechanism::Kdf { k: 3 },
             Mechanism::NaiveDrf,
+            Mechanism::Hdrf,
+            Mechanism::Hdrfh,
+            Mechanism::HdrfNaive,
             Mechanism::Nfc,
             Mechanism::Tsf,
             Mechanism::FirstFit,

@@ -79,6 +79,13 @@ pub(crate) fn restore_units(
             }
         }
     }
+    if let Some(h) = a.hierarchy.as_mut() {
+        for q in &mut h.queues {
+            for (r, u) in q.usage.iter_mut().enumerate() {
+                *u = scaling.amount_to_original(r, *u);
+            }
+        }
+    }
     // BBF prices are per unit of capacity fraction: the same in any units.
 }
 
@@ -135,6 +142,11 @@ fn solve_unchecked(
         Ok(a)
     };
     let conic = |point: ConicPoint| conic::solve(highs, instance, point);
+    let hier = |v: leontief_hier::Variant| {
+        leontief_hier::solve(highs, instance, v).map_err(|e| match e {
+            leontief_hier::HierError::Backend(b) => Error::from(b),
+        })
+    };
     Ok(match mechanism {
         Mechanism::Drf => leontief_drfh::drf(instance),
         Mechanism::Drfh => leontief_drfh::drfh(highs, instance, settings).map_err(drfh_error)?,
@@ -142,6 +154,9 @@ fn solve_unchecked(
             leontief_drfh::kdf(highs, instance, *k, settings).map_err(drfh_error)?
         }
         Mechanism::NaiveDrf => leontief_drfh::naive_drf(instance),
+        Mechanism::Hdrf => hier(leontief_hier::Variant::Hdrf)?,
+        Mechanism::Hdrfh => hier(leontief_hier::Variant::Hdrfh)?,
+        Mechanism::HdrfNaive => hier(leontief_hier::Variant::Naive)?,
         Mechanism::Nfc => leontief_drfh::nfc(highs, instance).map_err(drfh_error)?,
         Mechanism::Tsf => leontief_drfh::tsf(highs, instance, settings).map_err(drfh_error)?,
         Mechanism::FirstFit => heuristic(Heuristic::FirstFit)?,

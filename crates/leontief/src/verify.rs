@@ -23,6 +23,8 @@ pub fn verify(
         Mechanism::Kdf { k } => max_min(Shares::KDominant(*k), false),
         Mechanism::Tsf => max_min(Shares::TaskShare, false),
         Mechanism::NaiveDrf => Property::PerServerMaxMin,
+        Mechanism::Hdrf | Mechanism::Hdrfh => Property::Hierarchy { naive: false },
+        Mechanism::HdrfNaive => Property::Hierarchy { naive: true },
         Mechanism::Nfc => Property::MaxTasks,
         Mechanism::FirstFit
         | Mechanism::BestFit { .. }

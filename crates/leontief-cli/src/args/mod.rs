@@ -17,6 +17,9 @@ Mechanisms (--mechanism):
   drfh       DRFH: max-min of global dominant shares over heterogeneous servers, weights, caps, placement (000, LP (7), Sec. V-A)
   kdf        k-DF with --k K: max-min of k-dominant weighted shares, one pool or servers (001, Sec. IV-C/E)
   naive-drf  per-server DRF, the naive baseline (000, Sec. III-D)
+  hdrf       H-DRF over the instance's queue tree (weights, guarantees, limits) on the pooled servers (Bhattacharya et al., SoCC 2013)
+  hdrfh      H-DRF over heterogeneous servers: global dominant shares, per-server feasibility, placement
+  hdrf-naive naive hierarchical DRF (every queue's share from its subtree's total), pooled, to compare
   nfc        no fairness constraints: maximum total tasks (001, Sec. V; efficiency reference)
   psdsf      PS-DSF: per-server dominant share fairness by water-filling best responses ended by an exact forest solve, Definition-4 certificate; --select sweeps: the best responses alone; --select max-tasks: the member with most tasks, exact MILP on HiGHS (004)
   vds        alphaPF-VDS, --alpha A >= 1: alpha = 1 one exponential-cone program; gamma separable one power-cone program; otherwise Gauss-Seidel best responses among servers (--jacobi [THETA] for the damped distributed form), certified by the Nikaido-Isoda gap (004)

@@ -13,7 +13,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
+mod queues;
 mod validate;
+
+pub use queues::{Queue, RawQueue, MAX_QUEUES, MAX_QUEUE_DEPTH};
 
 /// The instance exactly as written in JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,6 +34,9 @@ pub struct RawInstance {
     pub servers: Vec<RawServer>,
     /// Users.
     pub users: Vec<RawUser>,
+    /// The queue tree of the hierarchical mechanisms (absent: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<Vec<RawQueue>>,
 }
 
 /// A server entry as written in JSON.
@@ -66,6 +72,9 @@ pub struct RawUser {
     /// k-DF per-rank weights w_{n,1}, w_{n,2}, ... (extension; default 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rank_weights: Option<Vec<f64>>,
+    /// The queue the user belongs to, by name (absent: the root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<String>,
 }
 
 /// One problem found in an instance: where, and what.
@@ -182,6 +191,10 @@ pub struct Instance {
     /// `class_capacity[i * m + r] = count_i * capacity_{i,r}`.
     class_capacity: Vec<f64>,
     total_capacity: Vec<f64>,
+    /// The queue tree (empty: none).
+    queues: Vec<Queue>,
+    /// Each user's queue (`None`: a child of the root).
+    user_queue: Vec<Option<usize>>,
 }
 
 /// The smallest positive number an instance may hold (capacities,
@@ -222,7 +235,8 @@ impl Instance {
             users: self
                 .users
                 .iter()
-                .map(|u| RawUser {
+                .enumerate()
+                .map(|(n, u)| RawUser {
                     name: u.name.clone(),
                     demand: u.demand.clone(),
                     weight: (u.weight != 1.0).then_some(u.weight),
@@ -233,9 +247,25 @@ impl Instance {
                             .collect()
                     }),
                     rank_weights: u.rank_weights.clone(),
+                    queue: self.user_queue[n].map(|q| self.queues[q].name.clone()),
                 })
                 .collect(),
+            queues: (!self.queues.is_empty())
+                .then(|| self.queues.iter().map(|q| q.to_raw(&self.queues)).collect()),
         }
+    }
+
+    /// The queue tree (empty when the instance has none).
+    pub fn queues(&self) -> &[Queue] {
+        &self.queues
+    }
+    /// The queue of user `n` (`None`: a child of the root).
+    pub fn user_queue(&self, n: UserId) -> Option<usize> {
+        self.user_queue[n.0]
+    }
+    /// True when the instance has a queue tree.
+    pub fn has_queues(&self) -> bool {
+        !self.queues.is_empty()
     }
 
     /// Optional name.
@@ -493,6 +523,16 @@ impl Instance {
         for u in &mut out.users {
             for (d, f) in u.demand.iter_mut().zip(resource_factor) {
                 *d *= f;
+            }
+        }
+        for q in &mut out.queues {
+            for v in [q.guarantee.as_mut(), q.limit.as_mut()]
+                .into_iter()
+                .flatten()
+            {
+                for (a, f) in v.iter_mut().zip(resource_factor) {
+                    *a *= f;
+                }
             }
         }
         out

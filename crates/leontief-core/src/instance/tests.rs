@@ -72,3 +72,102 @@ fn proportional_entries_pool_exactly_and_others_do_not() {
     )
     .pools_exactly());
 }
+
+fn queued(queues: &str, users: &str) -> Result<Instance, InstanceError> {
+    Instance::from_json_str(&format!(
+        r#"{{"resources": ["cpu", "mem"], "servers": [{{"name": "s", "capacity": [10, 10]}}], "users": [{users}], "queues": [{queues}]}}"#
+    ))
+}
+
+fn problems(r: Result<Instance, InstanceError>) -> Vec<String> {
+    r.expect_err("the instance is refused")
+        .issues()
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+#[test]
+fn queues_are_read_and_round_trip() {
+    let i = queued(
+        r#"{"name": "A", "weight": 2, "guarantee": [4, 4], "limit": [8, 8]}, {"name": "A1", "parent": "A"}"#,
+        r#"{"name": "u", "demand": [1, 1], "queue": "A1"}, {"name": "v", "demand": [1, 2]}"#,
+    )
+    .unwrap();
+    assert_eq!(i.queues().len(), 2);
+    assert_eq!(i.queues()[1].parent, Some(0));
+    assert_eq!(i.queues()[0].weight, 2.0);
+    assert_eq!(i.user_queue(UserId(0)), Some(1));
+    assert_eq!(i.user_queue(UserId(1)), None);
+    assert_eq!(Instance::new(i.to_raw()).unwrap(), i);
+    // Units: guarantees and limits scale with their resource.
+    let r = i.rescaled(&[2.0, 0.5]);
+    assert_eq!(r.queues()[0].limit.as_deref(), Some(&[16.0, 4.0][..]));
+}
+
+#[test]
+fn bad_queues_are_named() {
+    let p = problems(queued(
+        r#"{"name": "A", "parent": "B"}, {"name": "B", "parent": "A"}"#,
+        r#"{"name": "u", "demand": [1, 1], "queue": "A"}"#,
+    ));
+    assert!(
+        p.iter()
+            .any(|s| s.starts_with("queues[0].parent makes a cycle")),
+        "{p:?}"
+    );
+    let p = problems(queued(
+        r#"{"name": "A", "parent": "Z"}, {"name": "A"}"#,
+        r#"{"name": "u", "demand": [1, 1], "queue": "Q"}"#,
+    ));
+    assert!(
+        p.contains(&"queues[0].parent names unknown queue \"Z\"".to_string()),
+        "{p:?}"
+    );
+    assert!(p.iter().any(|s| s.starts_with("queues[1].name")), "{p:?}");
+    assert!(
+        p.contains(&"users[0].queue names unknown queue \"Q\"".to_string()),
+        "{p:?}"
+    );
+    let p = problems(queued(
+        r#"{"name": "A", "guarantee": [5, 1], "limit": [4, 2], "weight": -1}, {"name": "B", "limit": [1, NaN]}"#,
+        r#"{"name": "u", "demand": [1, 1]}"#,
+    ));
+    // NaN is not JSON: the parse names where.
+    assert!(!p.is_empty());
+    let p = problems(queued(
+        r#"{"name": "A", "guarantee": [5, 1], "limit": [4, 2], "weight": -1}, {"name": "B", "limit": [1, -2]}"#,
+        r#"{"name": "u", "demand": [1, 1]}"#,
+    ));
+    assert!(
+        p.iter()
+            .any(|s| s.starts_with("queues[0].guarantee[0] (5) is above queues[0].limit[0] (4)")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter()
+            .any(|s| s.starts_with("queues[0].weight must be > 0")),
+        "{p:?}"
+    );
+    assert!(
+        p.contains(&"queues[1].limit[1] is negative (-2)".to_string()),
+        "{p:?}"
+    );
+    // Siblings guaranteed more than their parent, or the root's children
+    // more than the cluster.
+    let p = problems(queued(
+        r#"{"name": "A", "guarantee": [4, 4]}, {"name": "A1", "parent": "A", "guarantee": [3, 0]}, {"name": "A2", "parent": "A", "guarantee": [2, 0]}, {"name": "B", "guarantee": [0, 7]}"#,
+        r#"{"name": "u", "demand": [1, 1]}"#,
+    ));
+    assert!(
+        p.iter()
+            .any(|s| s
+                .starts_with("queues[0].guarantee the children of \"A\" are guaranteed 5 of cpu")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter()
+            .any(|s| s.starts_with("queues the root's children are guaranteed 11 of mem")),
+        "{p:?}"
+    );
+}

@@ -280,6 +280,26 @@ impl Instance {
                 }
             }
         }
+        let (queues, user_queue) = if c.issues.is_empty() {
+            let total: Vec<f64> = (0..m)
+                .map(|r| {
+                    raw.servers
+                        .iter()
+                        .map(|s| s.capacity[r] * s.count.unwrap_or(1) as f64)
+                        .sum()
+                })
+                .collect();
+            let named: Vec<Option<&str>> = raw.users.iter().map(|u| u.queue.as_deref()).collect();
+            queues::validate(
+                raw.queues.as_deref().unwrap_or(&[]),
+                &named,
+                &raw.resources,
+                &total,
+                &mut c.issues,
+            )
+        } else {
+            (Vec::new(), Vec::new())
+        };
         if !c.issues.is_empty() {
             return Err(InstanceError::Invalid(c.issues));
         }
@@ -321,6 +341,8 @@ impl Instance {
             users,
             class_capacity,
             total_capacity,
+            queues,
+            user_queue,
         })
     }
 

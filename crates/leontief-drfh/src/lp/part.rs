@@ -8,6 +8,7 @@ use leontief_core::{Instance, RawInstance, RawServer, RawUser, ServerId};
 pub(crate) fn raw_user(instance: &Instance, n: usize, caps: bool) -> RawUser {
     let u = &instance.users()[n];
     RawUser {
+        queue: None,
         name: u.name.clone(),
         demand: u.demand.clone(),
         weight: Some(u.weight),
@@ -39,6 +40,7 @@ pub(crate) fn part_of(
     users: Vec<RawUser>,
 ) -> RawInstance {
     RawInstance {
+        queues: None,
         name: None,
         description: None,
         resources: instance.resources().to_vec(),

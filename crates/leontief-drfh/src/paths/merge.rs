@@ -84,6 +84,7 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
         .users()
         .iter()
         .map(|user| RawUser {
+            queue: None,
             name: user.name.clone(),
             demand: user.demand.clone(),
             weight: (user.weight != 1.0).then_some(user.weight),
@@ -101,6 +102,7 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
         })
         .collect();
     let raw = RawInstance {
+        queues: None,
         name: instance.name().map(str::to_string),
         description: None,
         resources: instance.resources().to_vec(),

@@ -116,6 +116,7 @@ fn part(instance: &Instance, lists: &[Vec<ServerId>], users: Vec<usize>) -> Opti
         .map(|&n| {
             let u = &instance.users()[n];
             RawUser {
+                queue: None,
                 name: u.name.clone(),
                 demand: u.demand.clone(),
                 weight: Some(u.weight),

@@ -122,6 +122,7 @@ pub(crate) fn fluid<B: LpBackend>(
             continue;
         }
         let raw = RawInstance {
+            queues: None,
             name: None,
             description: None,
             resources: cluster.resources.clone(),
@@ -139,6 +140,7 @@ pub(crate) fn fluid<B: LpBackend>(
                 .map(|&n| {
                     let k = out[n].len() as f64;
                     RawUser {
+                        queue: None,
                         name: workload.users[n].clone(),
                         demand: dsum[n].iter().map(|s| (s / k).max(0.0)).collect(),
                         weight: Some(workload.weights[n]),

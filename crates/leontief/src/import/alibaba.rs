@@ -305,6 +305,7 @@ pub fn alibaba_gpu(
     let raw_users: Vec<RawUser> = users
         .into_iter()
         .map(|(name, demand, allowed, tasks)| RawUser {
+            queue: None,
             name,
             demand,
             weight: None,
@@ -322,6 +323,7 @@ pub fn alibaba_gpu(
     validated(
         Imported {
             instance: RawInstance {
+                queues: None,
                 name: Some("alibaba gpu trace".into()),
                 description: None,
                 resources: vec!["cpu".into(), "memory".into(), "gpu".into()],

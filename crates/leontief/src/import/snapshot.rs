@@ -162,6 +162,7 @@ impl Snapshot {
                 }
             }
             raw.push(RawUser {
+                queue: None,
                 name,
                 demand,
                 weight: None,
@@ -185,6 +186,7 @@ impl Snapshot {
         validated(
             Imported {
                 instance: RawInstance {
+                    queues: None,
                     name: Some(self.name),
                     description: None,
                     resources: self.resources,

@@ -1,0 +1,289 @@
+//! What the servers allow: how far a direction may go, which users can
+//! no longer grow, and the tasks on each server.
+//!
+//! On the pooled servers (`hdrf`, and `hdrfh` where pooling loses
+//! nothing) these are closed forms over the cluster's totals. Over
+//! heterogeneous servers (`hdrfh`) each is one LP over the user-server
+//! pairs the placement lists allow: the step maximises theta with every
+//! user keeping at least its tasks; the stuck users are those no optimum
+//! of "raise anyone by up to one task while everyone keeps theirs" can
+//! raise (solved again without the users found able to rise, until none
+//! is); the split places exactly the tasks found.
+
+use crate::HierError;
+use leontief_core::{Instance, ServerId, Status, UserId};
+use leontief_highs::Highs;
+use leontief_model::{Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
+
+/// Relative slack kept below an LP's step, so that the next LP, which
+/// asks every user for at least its tasks, stays feasible.
+const STEP_SLACK: f64 = 1e-9;
+/// Every LP lets a user keep its tasks to this relative tolerance (room
+/// for the backend's own feasibility tolerance, so that a point one LP
+/// found feasible is never infeasible for the next).
+const KEEP: f64 = 1e-9;
+/// A rise smaller than this (tasks, relative to max(1, x)) is none.
+const RISE: f64 = 1e-8;
+/// A resource used to within this (relative) of its capacity is full.
+pub(crate) const FULL: f64 = 1e-9;
+
+/// The servers' side of the filling.
+pub(crate) enum Capacity<'a> {
+    /// One pool of capacity C.
+    Pooled { instance: &'a Instance },
+    /// Every server entry, with placement.
+    Servers {
+        instance: &'a Instance,
+        highs: &'a Highs,
+        /// LPs solved.
+        lps: usize,
+        /// The worst status of those LPs.
+        status: Status,
+    },
+}
+
+/// One LP over the pairs: columns y[u][k], capacity rows, one row per
+/// user.
+struct PairLp {
+    b: ProblemBuilder,
+    cols: Vec<Vec<(ServerId, Col)>>,
+    user_row: Vec<Row>,
+}
+
+fn pair_lp(instance: &Instance, sense: Sense, user_bounds: impl Fn(usize) -> (f64, f64)) -> PairLp {
+    let m = instance.num_resources();
+    let mut b = ProblemBuilder::new(sense);
+    let cap_row: Vec<Vec<Row>> = instance
+        .server_ids()
+        .map(|i| {
+            instance
+                .class_capacities(i)
+                .iter()
+                .map(|&c| b.add_row(f64::NEG_INFINITY, c))
+                .collect()
+        })
+        .collect();
+    let user_row: Vec<Row> = (0..instance.num_users())
+        .map(|u| {
+            let (lo, hi) = user_bounds(u);
+            b.add_row(lo, hi)
+        })
+        .collect();
+    let mut cols = Vec::with_capacity(instance.num_users());
+    for n in instance.user_ids() {
+        let d = &instance.user(n).demand;
+        let mut mine = Vec::new();
+        for i in instance.runnable_entries(n, true) {
+            let entries: Vec<(Row, f64)> = (0..m)
+                .filter(|&r| d[r] > 0.0)
+                .map(|r| (cap_row[i.0][r], d[r]))
+                .chain(std::iter::once((user_row[n.0], 1.0)))
+                .collect();
+            let c = b.add_col(0.0, 0.0, f64::INFINITY, entries);
+            mine.push((i, c));
+        }
+        cols.push(mine);
+    }
+    PairLp { b, cols, user_row }
+}
+
+fn worse(a: Status, b: Status) -> Status {
+    if a == Status::Optimal {
+        b
+    } else {
+        a
+    }
+}
+
+impl Capacity<'_> {
+    /// LPs solved so far.
+    pub fn lps(&self) -> usize {
+        match self {
+            Capacity::Pooled { .. } => 0,
+            Capacity::Servers { lps, .. } => *lps,
+        }
+    }
+
+    /// The worst LP status so far (optimal on the pool).
+    pub fn status(&self) -> Status {
+        match self {
+            Capacity::Pooled { .. } => Status::Optimal,
+            Capacity::Servers { status, .. } => *status,
+        }
+    }
+
+    /// The largest theta <= `upper` with `x + theta rate` placeable, or
+    /// `None` when an LP did not end optimal (its status kept).
+    pub fn step(&mut self, x: &[f64], rate: &[f64], upper: f64) -> Result<Option<f64>, HierError> {
+        match self {
+            Capacity::Pooled { instance } => {
+                let total = instance.total_capacity();
+                let mut t = upper;
+                for (r, &c) in total.iter().enumerate() {
+                    let (mut used, mut grow) = (0.0, 0.0);
+                    for (u, user) in instance.users().iter().enumerate() {
+                        used += user.demand[r] * x[u];
+                        grow += user.demand[r] * rate[u];
+                    }
+                    if grow > 0.0 {
+                        t = t.min(((c - used) / grow).max(0.0));
+                    }
+                }
+                Ok(Some(t))
+            }
+            Capacity::Servers {
+                instance,
+                highs,
+                lps,
+                status,
+            } => {
+                let PairLp {
+                    mut b, user_row, ..
+                } = pair_lp(instance, Sense::Maximise, |u| {
+                    (x[u] * (1.0 - KEEP), f64::INFINITY)
+                });
+                let entries: Vec<(Row, f64)> = rate
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &v)| v > 0.0)
+                    .map(|(u, &v)| (user_row[u], -v))
+                    .collect();
+                let theta = b.add_col(1.0, 0.0, upper, entries);
+                let sol = highs.solve(b.build())?;
+                *lps += 1;
+                if sol.status != Status::Optimal {
+                    *status = worse(*status, sol.status);
+                    return Ok(None);
+                }
+                let t = sol.x[theta.0];
+                Ok(Some(if t >= upper {
+                    upper
+                } else {
+                    (t * (1.0 - STEP_SLACK)).max(0.0)
+                }))
+            }
+        }
+    }
+
+    /// Which of `candidates` cannot grow while every user keeps its
+    /// tasks (true: stuck), or `None` when an LP did not end optimal.
+    pub fn stuck(
+        &mut self,
+        x: &[f64],
+        candidates: &[usize],
+    ) -> Result<Option<Vec<bool>>, HierError> {
+        match self {
+            Capacity::Pooled { instance } => {
+                let total = instance.total_capacity();
+                let full: Vec<bool> = total
+                    .iter()
+                    .enumerate()
+                    .map(|(r, &c)| {
+                        let used: f64 = instance
+                            .users()
+                            .iter()
+                            .zip(x)
+                            .map(|(u, &x)| u.demand[r] * x)
+                            .sum();
+                        used >= c * (1.0 - FULL)
+                    })
+                    .collect();
+                Ok(Some(
+                    candidates
+                        .iter()
+                        .map(|&u| {
+                            instance.users()[u]
+                                .demand
+                                .iter()
+                                .zip(&full)
+                                .any(|(&d, &f)| d > 0.0 && f)
+                        })
+                        .collect(),
+                ))
+            }
+            Capacity::Servers {
+                instance,
+                highs,
+                lps,
+                status,
+            } => {
+                let PairLp {
+                    mut b, user_row, ..
+                } = pair_lp(instance, Sense::Maximise, |u| {
+                    (x[u] * (1.0 - KEEP), f64::INFINITY)
+                });
+                let z: Vec<Col> = candidates
+                    .iter()
+                    .map(|&u| b.add_col(1.0, 0.0, 1.0, [(user_row[u], -1.0)]))
+                    .collect();
+                let mut lp = highs.load(b.build())?;
+                let mut stuck = vec![true; candidates.len()];
+                loop {
+                    let sol = lp.solve()?;
+                    *lps += 1;
+                    if sol.status != Status::Optimal {
+                        *status = worse(*status, sol.status);
+                        return Ok(None);
+                    }
+                    let mut found = false;
+                    for (j, &u) in candidates.iter().enumerate() {
+                        if stuck[j] && sol.x[z[j].0] > RISE * x[u].max(1.0) {
+                            stuck[j] = false;
+                            found = true;
+                            lp.set_cost(z[j], 0.0)?;
+                            lp.set_col_bounds(z[j], 0.0, 0.0)?;
+                        }
+                    }
+                    if !found || stuck.iter().all(|&s| !s) {
+                        return Ok(Some(stuck));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Tasks per server entry for totals `x`: each row sums to at most
+    /// `x` and as close to it as the servers allow (the verification
+    /// compares the sums with the trace), or `None` when the LP did not
+    /// end optimal.
+    pub fn split(&mut self, x: &[f64]) -> Result<Option<Vec<Vec<f64>>>, HierError> {
+        match self {
+            Capacity::Pooled { instance } => Ok(Some(instance.split_pooled(x))),
+            Capacity::Servers {
+                instance,
+                highs,
+                lps,
+                status,
+            } => {
+                let k = instance.num_entries();
+                let PairLp { b, cols, .. } = pair_lp(instance, Sense::Maximise, |u| (0.0, x[u]));
+                let mut p = b.build();
+                for c in p.col_cost.iter_mut() {
+                    *c = 1.0;
+                }
+                let sol = highs.solve(p)?;
+                *lps += 1;
+                if sol.status != Status::Optimal {
+                    *status = worse(*status, sol.status);
+                    return Ok(None);
+                }
+                Ok(Some(
+                    (0..instance.num_users())
+                        .map(|u| {
+                            let mut row = vec![0.0; k];
+                            for &(i, c) in &cols[u] {
+                                row[i.0] = sol.x[c.0].max(0.0);
+                            }
+                            row
+                        })
+                        .collect(),
+                ))
+            }
+        }
+    }
+}
+
+/// True when user `n` can run somewhere at all.
+pub(crate) fn can_run(instance: &Instance, n: UserId, pooled: bool) -> bool {
+    instance.mu(n).is_finite() && (pooled || instance.runnable_entries(n, true).next().is_some())
+}

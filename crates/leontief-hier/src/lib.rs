@@ -1,0 +1,175 @@
+//! Hierarchical multi-resource fairness over a queue tree.
+//!
+//! Users sit in a tree of queues (`"queues"` in the instance, each with a
+//! weight, an optional guarantee and an optional limit per resource).
+//! Three mechanisms share one exact, event-driven progressive filling:
+//!
+//! | mechanism | servers | rules |
+//! |---|---|---|
+//! | `hdrf` | pooled into one of capacity C | H-DRF (Bhattacharya et al., SoCC 2013) |
+//! | `hdrfh` | every server, placement lists, per-server feasibility | H-DRF on global dominant shares (as DRFH) |
+//! | `hdrf-naive` | pooled | every queue's share from its subtree's total |
+//!
+//! The filling ([`fill`]) starts at zero; between two events every
+//! growing user's tasks rise linearly, so each phase is computed exactly:
+//! its direction from the shares of every node ([`shares`],
+//! [`direction`]), its length from the first of the events (a sibling
+//! catching up, a queue's largest resource changing, a cap, a limit, the
+//! capacity ([`capacity`])). With guarantees, a first stage fills only
+//! the guaranteed queues, each up to its guarantee; the fair stage then
+//! goes on from there. The trace of phases is printed and replayed by
+//! the verification (`leontief-audit`).
+//!
+//! Stages, each importing only those above it in this list: [`tree`],
+//! [`shares`], [`direction`], [`capacity`], [`fill`], [`report`], this
+//! file.
+
+mod capacity;
+mod direction;
+mod fill;
+mod report;
+mod shares;
+mod tree;
+
+pub use shares::Rules;
+
+use capacity::Capacity;
+use fill::{fill, Stage};
+use leontief_core::{Allocation, Instance, Status};
+use leontief_highs::Highs;
+use leontief_model::BackendError;
+use std::time::Instant;
+
+/// Why a hierarchical mechanism could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum HierError {
+    /// The LP backend failed.
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+}
+
+/// Which hierarchical mechanism.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// H-DRF on the pooled servers.
+    Hdrf,
+    /// H-DRF over heterogeneous servers (global dominant shares).
+    Hdrfh,
+    /// Naive hierarchical DRF on the pooled servers.
+    Naive,
+}
+
+impl Variant {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Hdrf => "hdrf",
+            Variant::Hdrfh => "hdrfh",
+            Variant::Naive => "hdrf-naive",
+        }
+    }
+    fn rules(self) -> Rules {
+        match self {
+            Variant::Naive => Rules::NAIVE,
+            _ => Rules::HDRF,
+        }
+    }
+}
+
+/// The allocation of `variant` on `instance` (a flat tree when it has no
+/// queues: `hdrf` is then DRF, `hdrfh` DRFH).
+pub fn solve(
+    highs: &Highs,
+    instance: &Instance,
+    variant: Variant,
+) -> Result<Allocation, HierError> {
+    let t0 = Instant::now();
+    let tree = tree::Tree::new(instance);
+    let mu = tree::task_shares(instance);
+    let pooled = variant != Variant::Hdrfh || instance.pools_exactly();
+    let mut capacity = if pooled {
+        Capacity::Pooled { instance }
+    } else {
+        Capacity::Servers {
+            instance,
+            highs,
+            lps: 0,
+            status: Status::Optimal,
+        }
+    };
+    let n = instance.num_users();
+    let queues = instance.queues();
+    let mut x = vec![0.0; n];
+    let mut phases = Vec::new();
+    let mut status = Status::Optimal;
+    if queues.iter().any(|q| q.guarantee.is_some()) {
+        let mut limits: Vec<Option<Vec<f64>>> = vec![None];
+        limits.extend(queues.iter().map(|q| match (&q.guarantee, &q.limit) {
+            (Some(g), Some(l)) => Some(g.iter().zip(l).map(|(a, b)| a.min(*b)).collect()),
+            (Some(g), None) => Some(g.clone()),
+            (None, l) => l.clone(),
+        }));
+        let eligible: Vec<bool> = (0..n)
+            .map(|u| {
+                tree.ancestors(u)
+                    .any(|v| v > 0 && queues[v - 1].guarantee.is_some())
+            })
+            .collect();
+        let stage = Stage {
+            name: "guarantee",
+            limits: &limits,
+            eligible: &eligible,
+        };
+        let f = fill(
+            instance,
+            &tree,
+            &mu,
+            variant.rules(),
+            &mut capacity,
+            &stage,
+            &mut x,
+        )?;
+        phases.extend(f.phases);
+        status = f.status;
+    }
+    let mut stop = vec![None; n];
+    if status == Status::Optimal {
+        let mut limits: Vec<Option<Vec<f64>>> = vec![None];
+        limits.extend(queues.iter().map(|q| q.limit.clone()));
+        let eligible = vec![true; n];
+        let stage = Stage {
+            name: "fair",
+            limits: &limits,
+            eligible: &eligible,
+        };
+        let f = fill(
+            instance,
+            &tree,
+            &mu,
+            variant.rules(),
+            &mut capacity,
+            &stage,
+            &mut x,
+        )?;
+        phases.extend(f.phases);
+        status = f.status;
+        stop = f.stop;
+    }
+    let tasks = capacity.split(&x)?;
+    if status == Status::Optimal {
+        status = capacity.status();
+    }
+    let report = report::Report {
+        instance,
+        tree: &tree,
+        mu: &mu,
+        variant,
+        x: &x,
+        stop: &stop,
+        phases,
+        pooled,
+        lps: capacity.lps(),
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    Ok(report.allocation(tasks, status))
+}

@@ -1,0 +1,212 @@
+//! The allocation, the queues' outcomes and the explanations.
+
+use crate::fill::Stop;
+use crate::tree::Tree;
+use crate::Variant;
+use leontief_core::hierarchy::{HierarchyDetails, Phase, QueueOutcome};
+use leontief_core::{Allocation, Instance, Status};
+
+/// Everything the filling found.
+pub(crate) struct Report<'a> {
+    pub instance: &'a Instance,
+    pub tree: &'a Tree,
+    pub mu: &'a [f64],
+    pub variant: Variant,
+    pub x: &'a [f64],
+    pub stop: &'a [Option<Stop>],
+    pub phases: Vec<Phase>,
+    pub pooled: bool,
+    pub lps: usize,
+    pub seconds: f64,
+}
+
+impl Report<'_> {
+    fn queue_name(&self, node: usize) -> &str {
+        &self.instance.queues()[node - 1].name
+    }
+
+    fn user_sentence(&self, u: usize, level: f64) -> String {
+        let i = self.instance;
+        let r = |r: usize| i.resources()[r].as_str();
+        let why = match &self.stop[u] {
+            None => "the filling stopped early (see status)".to_string(),
+            Some(Stop::CannotRun) => "it demands a resource no server it may use has".into(),
+            Some(Stop::NotInStage) => "it took no part".into(),
+            Some(Stop::Cap) => format!(
+                "it reached its cap of {} tasks",
+                i.users()[u].tasks.unwrap_or(f64::NAN)
+            ),
+            Some(Stop::Limit { node, resource }) => format!(
+                "queue {} reached its limit of {}",
+                self.queue_name(*node),
+                r(*resource)
+            ),
+            Some(Stop::Capacity) if self.pooled => {
+                let full: Vec<&str> = (0..i.num_resources())
+                    .filter(|&q| i.users()[u].demand[q] > 0.0 && self.used(q) >= 0.999_999 * i.total_capacity()[q])
+                    .map(r)
+                    .collect();
+                format!("the cluster's {} is used up", full.join(" and "))
+            }
+            Some(Stop::Capacity) => {
+                "no server it may use has room for another task while every other user keeps its own".into()
+            }
+        };
+        let queue = match self.tree.user_node[u] {
+            0 => "under the root".to_string(),
+            v => format!("in queue {}", self.queue_name(v)),
+        };
+        format!(
+            "{} tasks {queue} (level {level:.6}); it stopped because {why}",
+            fmt(self.x[u])
+        )
+    }
+
+    fn used(&self, r: usize) -> f64 {
+        self.instance
+            .users()
+            .iter()
+            .zip(self.x)
+            .map(|(u, &x)| u.demand[r] * x)
+            .sum()
+    }
+
+    fn queues(&self, x: &[f64]) -> Vec<QueueOutcome> {
+        let i = self.instance;
+        let m = i.num_resources();
+        let total = i.total_capacity();
+        i.queues()
+            .iter()
+            .enumerate()
+            .map(|(q, queue)| {
+                let v = q + 1;
+                let mut usage = vec![0.0; m];
+                for &u in &self.tree.users_under[v] {
+                    for (o, &d) in usage.iter_mut().zip(&i.users()[u].demand) {
+                        *o += d * x[u];
+                    }
+                }
+                let dominant_share = usage
+                    .iter()
+                    .zip(total)
+                    .filter(|(_, &c)| c > 0.0)
+                    .map(|(&a, &c)| a / c)
+                    .fold(0.0, f64::max);
+                let limit_binds: Vec<String> = queue
+                    .limit
+                    .as_ref()
+                    .map(|l| {
+                        (0..m)
+                            .filter(|&r| usage[r] >= l[r] * (1.0 - 1e-9))
+                            .map(|r| i.resources()[r].clone())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let guarantee_met = queue.guarantee.as_ref().map(|g| {
+                    (0..m)
+                        .map(|r| if g[r] > 0.0 { (usage[r] / g[r]).min(1.0) } else { 1.0 })
+                        .collect::<Vec<f64>>()
+                });
+                let mut stops: Vec<String> = self.tree.users_under[v]
+                    .iter()
+                    .filter_map(|&u| self.stop[u].as_ref())
+                    .map(|s| match s {
+                        Stop::Cap => "task caps".to_string(),
+                        Stop::Limit { node, resource } => format!(
+                            "the limit of {} on {}",
+                            self.queue_name(*node),
+                            i.resources()[*resource]
+                        ),
+                        Stop::Capacity => "capacity".into(),
+                        Stop::CannotRun => "users that cannot run".into(),
+                        Stop::NotInStage => "nothing".into(),
+                    })
+                    .collect();
+                stops.sort();
+                stops.dedup();
+                let explanation = if self.tree.users_under[v].is_empty() {
+                    "it has no users".to_string()
+                } else {
+                    format!(
+                        "its subtree holds a dominant share of {dominant_share:.6} (level {:.6} at weight {}); its users stopped on {}",
+                        dominant_share / queue.weight,
+                        queue.weight,
+                        stops.join(", ")
+                    )
+                };
+                QueueOutcome {
+                    name: queue.name.clone(),
+                    parent: queue.parent.map(|p| i.queues()[p].name.clone()),
+                    weight: queue.weight,
+                    usage,
+                    dominant_share,
+                    level: dominant_share / queue.weight,
+                    users: self.tree.users_under[v].len(),
+                    limit_binds,
+                    guarantee_met,
+                    explanation,
+                }
+            })
+            .collect()
+    }
+
+    /// The allocation with its per-server `tasks` (or none when the split
+    /// did not end optimal).
+    pub fn allocation(self, tasks: Option<Vec<Vec<f64>>>, status: Status) -> Allocation {
+        let i = self.instance;
+        let name = self.variant.name();
+        let mut a = match tasks {
+            Some(t) => Allocation::new(i, name, status, t),
+            None => Allocation::empty(i, name, status),
+        };
+        let x = a.user_tasks.clone();
+        let levels: Vec<f64> = (0..i.num_users())
+            .map(|u| {
+                if x[u] > 0.0 {
+                    x[u] * self.mu[u] / i.users()[u].weight
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        a.explanation = (0..i.num_users())
+            .map(|u| self.user_sentence(u, levels[u]))
+            .collect();
+        a.objective = levels
+            .iter()
+            .zip(self.mu)
+            .filter(|(_, m)| m.is_finite())
+            .map(|(&l, _)| l)
+            .reduce(f64::min);
+        a.levels = Some(levels);
+        a.solve_seconds = self.seconds;
+        a.lps_solved = self.lps;
+        if self.variant != Variant::Hdrfh && (i.num_entries() > 1 || i.servers()[0].count > 1) {
+            a.pooled = true;
+            a.notes.push(format!(
+                "{name} pools the {} servers into one of capacity C (as drf); tasks[n][i] splits x_n across entries in proportion to their capacity of the user's dominant resource and need not be placeable: use hdrfh for a per-server allocation",
+                i.num_physical_servers()
+            ));
+        }
+        if self.variant != Variant::Hdrfh && i.has_placement() {
+            a.notes.push(format!(
+                "placement lists (users[].servers) do not apply to pooled {name} and were not used"
+            ));
+        }
+        if !i.has_queues() {
+            a.notes
+                .push("the instance has no queues: every user is a child of the root".into());
+        }
+        a.hierarchy = Some(HierarchyDetails {
+            queues: self.queues(&x),
+            phases: self.phases,
+        });
+        a
+    }
+}
+
+fn fmt(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    s.to_string()
+}

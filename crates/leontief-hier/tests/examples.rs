@@ -1,0 +1,150 @@
+//! Hand-computed hierarchical allocations.
+
+use leontief_core::Instance;
+use leontief_hier::{solve, Variant};
+use leontief_highs::Highs;
+
+fn inst(json: &str) -> Instance {
+    Instance::from_json_str(json).unwrap()
+}
+
+fn run(i: &Instance, v: Variant) -> Vec<f64> {
+    let a = solve(&Highs::default(), i, v).unwrap();
+    assert_eq!(
+        a.status,
+        leontief_core::Status::Optimal,
+        "{:?}",
+        a.backend_status
+    );
+    a.user_tasks
+}
+
+fn close(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert!((x - y).abs() <= 1e-7 * (1.0 + y.abs()), "{a:?} != {b:?}");
+    }
+}
+
+/// The blocking example of H-DRF (Sec. 4 of the paper; the Volcano design
+/// note): after the CPU is used up at 1/3 each, the GPU users n3,2 and n4
+/// share the rest equally.
+const BLOCKING: &str = r#"{"resources": ["cpu", "gpu"],
+  "servers": [{"name": "s", "capacity": [1, 1]}],
+  "queues": [{"name": "n3"}],
+  "users": [
+    {"name": "n1", "demand": [1, 0]},
+    {"name": "n2", "demand": [1, 0]},
+    {"name": "n3,1", "demand": [1, 0], "queue": "n3"},
+    {"name": "n3,2", "demand": [0, 1], "queue": "n3"},
+    {"name": "n4", "demand": [0, 1]}]}"#;
+
+#[test]
+fn blocking_example() {
+    let i = inst(BLOCKING);
+    let third = 1.0 / 3.0;
+    for v in [Variant::Hdrf, Variant::Hdrfh, Variant::Naive] {
+        close(&run(&i, v), &[third, third, third, 0.5, 0.5]);
+    }
+}
+
+/// Issue 49's worked case: one server (10, 10), two queues of one user
+/// each, (1, 0.1) and (0.1, 1), at most 10 tasks: 100/11 tasks each.
+#[test]
+fn two_queues_complementary() {
+    let i = inst(
+        r#"{"resources": ["cpu", "mem"], "servers": [{"name": "s", "capacity": [10, 10]}],
+        "queues": [{"name": "A"}, {"name": "B"}],
+        "users": [{"name": "a", "demand": [1, 0.1], "tasks": 10, "queue": "A"},
+                  {"name": "b", "demand": [0.1, 1], "tasks": 10, "queue": "B"}]}"#,
+    );
+    close(&run(&i, Variant::Hdrf), &[100.0 / 11.0, 100.0 / 11.0]);
+}
+
+/// Weights split between queues, then within: A (weight 3) and B (weight
+/// 1) on one resource of 8; A's two users split A's 6 equally.
+#[test]
+fn weights_at_two_levels() {
+    let i = inst(
+        r#"{"resources": ["cpu"], "servers": [{"name": "s", "capacity": [8]}],
+        "queues": [{"name": "A", "weight": 3}, {"name": "B"}],
+        "users": [{"name": "a1", "demand": [1], "queue": "A"},
+                  {"name": "a2", "demand": [1], "queue": "A"},
+                  {"name": "b", "demand": [1], "queue": "B", "weight": 5}]}"#,
+    );
+    close(&run(&i, Variant::Hdrf), &[3.0, 3.0, 2.0]);
+}
+
+/// A limit stops a queue; its siblings take the rest. A guarantee fills
+/// first: B is guaranteed 6 CPUs of 10 at weight 1 against A's 1.
+#[test]
+fn limits_and_guarantees() {
+    let limited = inst(
+        r#"{"resources": ["cpu", "mem"], "servers": [{"name": "s", "capacity": [10, 10]}],
+        "queues": [{"name": "A", "limit": [2, 10]}, {"name": "B"}],
+        "users": [{"name": "a", "demand": [1, 1], "queue": "A"},
+                  {"name": "b", "demand": [1, 0.5], "queue": "B"}]}"#,
+    );
+    close(&run(&limited, Variant::Hdrf), &[2.0, 8.0]);
+    let guaranteed = inst(
+        r#"{"resources": ["cpu"], "servers": [{"name": "s", "capacity": [10]}],
+        "queues": [{"name": "A"}, {"name": "B", "guarantee": [6]}],
+        "users": [{"name": "a", "demand": [1], "queue": "A"},
+                  {"name": "b", "demand": [1], "queue": "B"}]}"#,
+    );
+    close(&run(&guaranteed, Variant::Hdrf), &[4.0, 6.0]);
+    let small = inst(
+        r#"{"resources": ["cpu"], "servers": [{"name": "s", "capacity": [10]}],
+        "queues": [{"name": "A"}, {"name": "B", "guarantee": [2]}],
+        "users": [{"name": "a", "demand": [1], "queue": "A"},
+                  {"name": "b", "demand": [1], "queue": "B"}]}"#,
+    );
+    close(&run(&small, Variant::Hdrf), &[5.0, 5.0]);
+}
+
+/// The check fails a tampered answer: tasks moved between users, a phase
+/// that grows a user not at the lowest share, a stop claimed too early.
+#[test]
+fn the_check_catches_tampering() {
+    use leontief_audit::hierarchy::check;
+    let h = Highs::default();
+    let i = inst(BLOCKING);
+    let a = solve(&h, &i, Variant::Hdrf).unwrap();
+    assert!(check(&h, &i, &a, false).unwrap().ok);
+    // Less for n4, the rest of the GPU unused: n4 is not stuck.
+    let mut b = a.clone();
+    b.user_tasks[4] = 0.4;
+    b.tasks[4] = vec![0.4];
+    let c = check(&h, &i, &b, false).unwrap();
+    assert!(!c.ok);
+    let hc = c.hierarchy.unwrap();
+    assert!(
+        hc.replay_error > 0.05 && hc.not_stuck.iter().any(|s| s.starts_with("n4")),
+        "{hc:?}"
+    );
+    // The second phase gives the GPU to n3,2 alone, with the same totals
+    // printed: n3,2 is no longer at the lowest share there (n4 is lower).
+    let mut b = a.clone();
+    let t = b.hierarchy.as_mut().unwrap();
+    t.phases[1].users = vec![3];
+    t.phases[1].rates = vec![2.0];
+    t.phases.push(leontief_core::hierarchy::Phase {
+        stage: "fair".into(),
+        length: 1.0 / 3.0,
+        users: vec![4],
+        rates: vec![0.5],
+        event: "tampered".into(),
+        blocked: vec![],
+    });
+    b.user_tasks = vec![1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0];
+    b.tasks = b.user_tasks.iter().map(|&x| vec![x]).collect();
+    let c = check(&h, &i, &b, false).unwrap();
+    assert!(!c.ok);
+    assert!(!c.hierarchy.unwrap().not_lowest.is_empty());
+    // n4 claimed stopped at the start, where it could grow.
+    let mut b = a.clone();
+    b.hierarchy.as_mut().unwrap().phases[0].blocked = vec![4];
+    let c = check(&h, &i, &b, false).unwrap();
+    assert!(!c.ok);
+    assert!(c.hierarchy.unwrap().not_stuck[0].starts_with("n4 at the start of phase 1"));
+}
