@@ -63,18 +63,26 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
         ("--alpha", &args.alpha),
         ("--k", &args.k),
         ("--slots", &args.slots),
+        ("--queue-weight", &args.queue_weight),
     ]
     .into_iter()
     .filter_map(|(f, v)| v.as_ref().map(|v| (f, v)))
     .collect();
-    let (flag, spec) = match given.as_slice() {
-        [one] => *one,
-        [] => {
-            return Err(bad_input(
-                "sweep needs one swept parameter: --beta, --alpha, --k or --slots",
-            ))
-        }
-        _ => return Err(bad_input("sweep takes exactly one swept parameter")),
+    let (flag, spec) =
+        match given.as_slice() {
+            [one] => *one,
+            [] => return Err(bad_input(
+                "sweep needs one swept parameter: --beta, --alpha, --k, --slots or --queue-weight",
+            )),
+            _ => return Err(bad_input("sweep takes exactly one swept parameter")),
+        };
+    let (queue, spec) = if flag == "--queue-weight" {
+        let (q, v) = spec
+            .split_once('=')
+            .ok_or_else(|| bad_input(format!("--queue-weight {spec}: use NAME=VALUES")))?;
+        (Some(q.to_string()), v)
+    } else {
+        (None, spec.as_str())
     };
     let values = parse_values(flag, spec)?;
     let lambda_fixed = match args.lambda_rule.as_deref() {
@@ -100,7 +108,8 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
         "--beta" => Swept::Beta,
         "--alpha" => Swept::Alpha,
         "--k" => Swept::K,
-        _ => Swept::Slots,
+        "--slots" => Swept::Slots,
+        _ => Swept::QueueWeight(queue.unwrap_or_default()),
     };
     let base = MechParams {
         on_full: args.on_full,
@@ -130,7 +139,7 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
     let spec = SweepSpec {
         mechanism: args.mechanism.clone(),
         base,
-        swept,
+        swept: swept.clone(),
         values,
     };
     let sweep = leontief::sweep(&original, &spec, &leontief::Options::default(), &|| {
@@ -150,6 +159,12 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
     header.extend(original.users().iter().map(|u| format!("tasks_{}", u.name)));
     header.extend(res.iter().map(|r| format!("leftover_{r}")));
     header.extend(res.iter().map(|r| format!("utilisation_{r}")));
+    header.extend(
+        original
+            .queues()
+            .iter()
+            .map(|q| format!("dominant_share_{}", q.name)),
+    );
     let io = |e: std::io::Error| Failure {
         code: 1,
         message: format!("writing {}: {e}", args.csv.display()),
@@ -157,6 +172,14 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
     writeln!(file, "{}", header.join(",")).map_err(io)?;
     let refs = sweep.references;
     for point in &sweep.points {
+        let queue_shares: Vec<f64> = match &point.solution {
+            Ok(a) => original
+                .queue_usage(&a.user_tasks)
+                .iter()
+                .map(|u| original.dominant_share_of(u))
+                .collect(),
+            Err(_) => vec![f64::NAN; original.queues().len()],
+        };
         let (status, verified, x, leftover, util, min_share, total) = match &point.solution {
             Ok(a) => (
                 a.status.as_str().to_string(),
@@ -191,6 +214,7 @@ pub fn run(instance_path: &Path, args: &SweepArgs) -> Result<usize, Failure> {
             x.iter()
                 .chain(&leftover)
                 .chain(&util)
+                .chain(&queue_shares)
                 .map(|v| format!("{v}")),
         );
         writeln!(file, "{}", row.join(",")).map_err(io)?;

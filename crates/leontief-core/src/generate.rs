@@ -200,6 +200,11 @@ pub struct Family {
     pub caps: Option<f64>,
     /// Placement lists.
     pub placement: Placement,
+    /// A queue tree of (queues, levels): level sizes grow fourfold, each
+    /// queue below the first level under a random queue of the level
+    /// above, each user in a random queue of the last level (with
+    /// `weights`, queue weights from {1, 2, 3, 4} too).
+    pub queues: Option<(usize, usize)>,
     /// Seed.
     pub seed: u64,
 }
@@ -218,6 +223,7 @@ impl Family {
             weights: false,
             caps: None,
             placement: Placement::None,
+            queues: None,
             seed,
         }
     }
@@ -225,8 +231,10 @@ impl Family {
     /// Read `spec`, comma-separated `key=value` (or a bare key for a
     /// switch) over these defaults: `capacity=uniform:LOW|google|pools:K`,
     /// `demand=uniform|lognormal|bimodal|few-huge`, `gpu=FRACTION`,
-    /// `weights`, `caps=FRACTION`, `placement=none|attribute:K|random:E`
-    /// (K and E at least 1 and at most the servers; fractions in (0, 1]).
+    /// `weights`, `caps=FRACTION`, `placement=none|attribute:K|random:E`,
+    /// `queues=Q:L` (K and E at least 1 and at most the servers; Q queues
+    /// in L levels, 1 <= L <= Q <= 100,000 and L <= 64; fractions in
+    /// (0, 1]).
     /// The error names the key and says what it takes.
     ///
     /// ```
@@ -303,11 +311,24 @@ impl Family {
                         }
                     }
                 }
-                _ => {
-                    return Err(format!(
-                        "unknown key {key:?} (capacity, demand, gpu, weights, caps, placement)"
-                    ))
+                "queues" => {
+                    let parsed = value.split_once(':').and_then(|(q, l)| {
+                        Some((q.parse::<usize>().ok()?, l.parse::<usize>().ok()?))
+                    });
+                    self.queues = match parsed {
+                        Some((q, l)) if l >= 1 && l <= q && q <= crate::MAX_QUEUES && l <= crate::MAX_QUEUE_DEPTH => Some((q, l)),
+                        _ => {
+                            return Err(format!(
+                                "queues={value}: Q:L is expected, Q queues in L levels, 1 <= L <= Q <= {}, L <= {}",
+                                crate::MAX_QUEUES,
+                                crate::MAX_QUEUE_DEPTH
+                            ))
+                        }
+                    }
                 }
+                _ => return Err(format!(
+                    "unknown key {key:?} (capacity, demand, gpu, weights, caps, placement, queues)"
+                )),
             }
         }
         if self.gpu.is_some() && self.resources < 2 {
@@ -342,6 +363,46 @@ impl Family {
         }
         Ok(self)
     }
+}
+
+/// `q` queues in `l` levels (sizes growing fourfold, each at least 1) and
+/// the indices of the last level's.
+fn queue_tree(
+    rng: &mut ChaCha8Rng,
+    q: usize,
+    l: usize,
+    weights: bool,
+) -> (Vec<crate::RawQueue>, Vec<usize>) {
+    let parts: Vec<f64> = (0..l).map(|i| 4f64.powi(i as i32)).collect();
+    let total: f64 = parts.iter().sum();
+    let mut sizes: Vec<usize> = parts
+        .iter()
+        .map(|p| ((q - l) as f64 * p / total).floor() as usize + 1)
+        .collect();
+    let short = q - sizes.iter().sum::<usize>();
+    sizes[l - 1] += short;
+    let mut queues = Vec::with_capacity(q);
+    let mut previous: Vec<usize> = Vec::new();
+    for (level, &size) in sizes.iter().enumerate() {
+        let mut this = Vec::with_capacity(size);
+        for j in 0..size {
+            let parent: Option<String> = (level > 0).then(|| {
+                let at: usize = previous[rng.gen_range(0..previous.len())];
+                let up: &crate::RawQueue = &queues[at];
+                up.name.clone()
+            });
+            this.push(queues.len());
+            queues.push(crate::RawQueue {
+                name: format!("q{}-{}", level + 1, j + 1),
+                parent,
+                weight: weights.then(|| rng.gen_range(1..=4) as f64),
+                guarantee: None,
+                limit: None,
+            });
+        }
+        previous = this;
+    }
+    (queues, previous)
 }
 
 /// A standard normal draw (Box-Muller).
@@ -496,8 +557,16 @@ pub fn family(f: &Family) -> Instance {
     if let Some(g) = gpu {
         resources[g] = "gpu".into();
     }
+    let mut users = users;
+    let queues = f.queues.map(|(q, l)| {
+        let (queues, leaves) = queue_tree(&mut rng, q, l, f.weights);
+        for u in users.iter_mut() {
+            u.queue = Some(queues[leaves[rng.gen_range(0..leaves.len())]].name.clone());
+        }
+        queues
+    });
     let raw = RawInstance {
-        queues: None,
+        queues,
         name: Some(format!(
             "shaped-{}x{}x{}-seed-{}",
             f.users, f.servers, m, f.seed

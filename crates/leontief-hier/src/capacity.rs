@@ -32,27 +32,99 @@ pub(crate) enum Capacity<'a> {
     /// One pool of capacity C.
     Pooled { instance: &'a Instance },
     /// Every server entry, with placement.
-    Servers {
-        instance: &'a Instance,
-        highs: &'a Highs,
-        /// LPs solved.
-        lps: usize,
-        /// The worst status of those LPs.
-        status: Status,
-    },
+    Servers(Box<Servers<'a>>),
 }
 
-/// One LP over the pairs: columns y[u][k], capacity rows, one row per
-/// user.
-struct PairLp {
-    b: ProblemBuilder,
+/// One LP over the user-server pairs the placement lists allow, loaded
+/// once and changed only in numbers between solves (each re-solve starts
+/// from the last basis): columns y[u][k], theta (an entry on every user
+/// row, its rate) and z[u] (a user's rise); capacity rows, one row per
+/// user `sum_k y[u][k] - rate_u theta - z_u >= x_u (1 - KEEP)`.
+pub(crate) struct Servers<'a> {
+    instance: &'a Instance,
+    highs: &'a Highs,
+    lp: Option<<Highs as LpBackend>::Loaded>,
     cols: Vec<Vec<(ServerId, Col)>>,
     user_row: Vec<Row>,
+    theta: Col,
+    z: Vec<Col>,
+    /// LPs solved.
+    lps: usize,
+    /// The worst status of those LPs.
+    status: Status,
 }
 
-fn pair_lp(instance: &Instance, sense: Sense, user_bounds: impl Fn(usize) -> (f64, f64)) -> PairLp {
+impl<'a> Servers<'a> {
+    pub fn new(instance: &'a Instance, highs: &'a Highs) -> Servers<'a> {
+        Servers {
+            instance,
+            highs,
+            lp: None,
+            cols: Vec::new(),
+            user_row: Vec::new(),
+            theta: Col(0),
+            z: Vec::new(),
+            lps: 0,
+            status: Status::Optimal,
+        }
+    }
+
+    /// The loaded LP, built on first use.
+    fn lp(&mut self) -> Result<&mut <Highs as LpBackend>::Loaded, HierError> {
+        if self.lp.is_none() {
+            let (mut b, cols, user_row) = pairs(self.instance, 0.0);
+            let theta = b.add_col(0.0, 0.0, 0.0, user_row.iter().map(|&r| (r, 0.0)));
+            let z = user_row
+                .iter()
+                .map(|&r| b.add_col(0.0, 0.0, 0.0, [(r, -1.0)]))
+                .collect();
+            let mut lp = self.highs.load(b.build())?;
+            lp.prefer_warm_primal()?;
+            self.lp = Some(lp);
+            self.cols = cols;
+            self.user_row = user_row;
+            self.theta = theta;
+            self.z = z;
+        }
+        Ok(self.lp.as_mut().expect("built above"))
+    }
+
+    /// Every user keeps `x` (to KEEP); theta and the rises off.
+    fn keep(&mut self, x: &[f64]) -> Result<(), HierError> {
+        self.lp()?;
+        let rows = self.user_row.clone();
+        let (theta, z) = (self.theta, self.z.clone());
+        let lp = self.lp()?;
+        for (u, &r) in rows.iter().enumerate() {
+            lp.set_row_bounds(r, x[u] * (1.0 - KEEP), f64::INFINITY)?;
+            lp.set_coefficient(r, theta, 0.0)?;
+        }
+        lp.set_cost(theta, 0.0)?;
+        lp.set_col_bounds(theta, 0.0, 0.0)?;
+        for &c in &z {
+            lp.set_cost(c, 0.0)?;
+            lp.set_col_bounds(c, 0.0, 0.0)?;
+        }
+        Ok(())
+    }
+
+    fn solve(&mut self) -> Result<Option<leontief_model::Solution>, HierError> {
+        let sol = self.lp()?.solve()?;
+        self.lps += 1;
+        if sol.status != Status::Optimal {
+            self.status = worse(self.status, sol.status);
+            return Ok(None);
+        }
+        Ok(Some(sol))
+    }
+}
+
+/// The pairs' LP: capacity rows, one row per user (`0 <= sum_k y[u][k]`),
+/// columns y[u][k] of cost `cost` over the pairs placement allows.
+#[allow(clippy::type_complexity)]
+fn pairs(instance: &Instance, cost: f64) -> (ProblemBuilder, Vec<Vec<(ServerId, Col)>>, Vec<Row>) {
     let m = instance.num_resources();
-    let mut b = ProblemBuilder::new(sense);
+    let mut b = ProblemBuilder::new(Sense::Maximise);
     let cap_row: Vec<Vec<Row>> = instance
         .server_ids()
         .map(|i| {
@@ -64,10 +136,7 @@ fn pair_lp(instance: &Instance, sense: Sense, user_bounds: impl Fn(usize) -> (f6
         })
         .collect();
     let user_row: Vec<Row> = (0..instance.num_users())
-        .map(|u| {
-            let (lo, hi) = user_bounds(u);
-            b.add_row(lo, hi)
-        })
+        .map(|_| b.add_row(0.0, f64::INFINITY))
         .collect();
     let mut cols = Vec::with_capacity(instance.num_users());
     for n in instance.user_ids() {
@@ -79,12 +148,11 @@ fn pair_lp(instance: &Instance, sense: Sense, user_bounds: impl Fn(usize) -> (f6
                 .map(|r| (cap_row[i.0][r], d[r]))
                 .chain(std::iter::once((user_row[n.0], 1.0)))
                 .collect();
-            let c = b.add_col(0.0, 0.0, f64::INFINITY, entries);
-            mine.push((i, c));
+            mine.push((i, b.add_col(cost, 0.0, f64::INFINITY, entries)));
         }
         cols.push(mine);
     }
-    PairLp { b, cols, user_row }
+    (b, cols, user_row)
 }
 
 fn worse(a: Status, b: Status) -> Status {
@@ -100,7 +168,7 @@ impl Capacity<'_> {
     pub fn lps(&self) -> usize {
         match self {
             Capacity::Pooled { .. } => 0,
-            Capacity::Servers { lps, .. } => *lps,
+            Capacity::Servers(s) => s.lps,
         }
     }
 
@@ -108,7 +176,7 @@ impl Capacity<'_> {
     pub fn status(&self) -> Status {
         match self {
             Capacity::Pooled { .. } => Status::Optimal,
-            Capacity::Servers { status, .. } => *status,
+            Capacity::Servers(s) => s.status,
         }
     }
 
@@ -131,30 +199,21 @@ impl Capacity<'_> {
                 }
                 Ok(Some(t))
             }
-            Capacity::Servers {
-                instance,
-                highs,
-                lps,
-                status,
-            } => {
-                let PairLp {
-                    mut b, user_row, ..
-                } = pair_lp(instance, Sense::Maximise, |u| {
-                    (x[u] * (1.0 - KEEP), f64::INFINITY)
-                });
-                let entries: Vec<(Row, f64)> = rate
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, &v)| v > 0.0)
-                    .map(|(u, &v)| (user_row[u], -v))
-                    .collect();
-                let theta = b.add_col(1.0, 0.0, upper, entries);
-                let sol = highs.solve(b.build())?;
-                *lps += 1;
-                if sol.status != Status::Optimal {
-                    *status = worse(*status, sol.status);
-                    return Ok(None);
+            Capacity::Servers(s) => {
+                s.keep(x)?;
+                let rows = s.user_row.clone();
+                let theta = s.theta;
+                let lp = s.lp()?;
+                for (u, &r) in rows.iter().enumerate() {
+                    if rate[u] > 0.0 {
+                        lp.set_coefficient(r, theta, -rate[u])?;
+                    }
                 }
+                lp.set_cost(theta, 1.0)?;
+                lp.set_col_bounds(theta, 0.0, upper)?;
+                let Some(sol) = s.solve()? else {
+                    return Ok(None);
+                };
                 let t = sol.x[theta.0];
                 Ok(Some(if t >= upper {
                     upper
@@ -201,37 +260,29 @@ impl Capacity<'_> {
                         .collect(),
                 ))
             }
-            Capacity::Servers {
-                instance,
-                highs,
-                lps,
-                status,
-            } => {
-                let PairLp {
-                    mut b, user_row, ..
-                } = pair_lp(instance, Sense::Maximise, |u| {
-                    (x[u] * (1.0 - KEEP), f64::INFINITY)
-                });
-                let z: Vec<Col> = candidates
-                    .iter()
-                    .map(|&u| b.add_col(1.0, 0.0, 1.0, [(user_row[u], -1.0)]))
-                    .collect();
-                let mut lp = highs.load(b.build())?;
+            Capacity::Servers(s) => {
+                s.keep(x)?;
+                let z = s.z.clone();
+                {
+                    let lp = s.lp()?;
+                    for &u in candidates {
+                        lp.set_cost(z[u], 1.0)?;
+                        lp.set_col_bounds(z[u], 0.0, 1.0)?;
+                    }
+                }
                 let mut stuck = vec![true; candidates.len()];
                 loop {
-                    let sol = lp.solve()?;
-                    *lps += 1;
-                    if sol.status != Status::Optimal {
-                        *status = worse(*status, sol.status);
+                    let Some(sol) = s.solve()? else {
                         return Ok(None);
-                    }
+                    };
                     let mut found = false;
+                    let lp = s.lp()?;
                     for (j, &u) in candidates.iter().enumerate() {
-                        if stuck[j] && sol.x[z[j].0] > RISE * x[u].max(1.0) {
+                        if stuck[j] && sol.x[z[u].0] > RISE * x[u].max(1.0) {
                             stuck[j] = false;
                             found = true;
-                            lp.set_cost(z[j], 0.0)?;
-                            lp.set_col_bounds(z[j], 0.0, 0.0)?;
+                            lp.set_cost(z[u], 0.0)?;
+                            lp.set_col_bounds(z[u], 0.0, 0.0)?;
                         }
                     }
                     if !found || stuck.iter().all(|&s| !s) {
@@ -249,22 +300,20 @@ impl Capacity<'_> {
     pub fn split(&mut self, x: &[f64]) -> Result<Option<Vec<Vec<f64>>>, HierError> {
         match self {
             Capacity::Pooled { instance } => Ok(Some(instance.split_pooled(x))),
-            Capacity::Servers {
-                instance,
-                highs,
-                lps,
-                status,
-            } => {
+            Capacity::Servers(s) => {
+                // Every user between 0 and its tasks, as many placed as
+                // fit: its own LP (the filling's keeps rows open above).
+                let instance = s.instance;
                 let k = instance.num_entries();
-                let PairLp { b, cols, .. } = pair_lp(instance, Sense::Maximise, |u| (0.0, x[u]));
+                let (b, cols, user_row) = pairs(instance, 1.0);
                 let mut p = b.build();
-                for c in p.col_cost.iter_mut() {
-                    *c = 1.0;
+                for (u, r) in user_row.iter().enumerate() {
+                    p.row_upper[r.0] = x[u];
                 }
-                let sol = highs.solve(p)?;
-                *lps += 1;
+                let sol = s.highs.solve(p)?;
+                s.lps += 1;
                 if sol.status != Status::Optimal {
-                    *status = worse(*status, sol.status);
+                    s.status = worse(s.status, sol.status);
                     return Ok(None);
                 }
                 Ok(Some(

@@ -90,12 +90,7 @@ pub fn solve(
     let mut capacity = if pooled {
         Capacity::Pooled { instance }
     } else {
-        Capacity::Servers {
-            instance,
-            highs,
-            lps: 0,
-            status: Status::Optimal,
-        }
+        Capacity::Servers(Box::new(capacity::Servers::new(instance, highs)))
     };
     let n = instance.num_users();
     let queues = instance.queues();

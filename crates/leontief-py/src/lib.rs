@@ -211,11 +211,14 @@ fn sweep(
         "alpha" => leontief::Swept::Alpha,
         "k" => leontief::Swept::K,
         "slots" => leontief::Swept::Slots,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "parameter {other}: sweep beta, alpha, k or slots"
-            )))
-        }
+        other => match other.strip_prefix("queue_weight:") {
+            Some(q) => leontief::Swept::QueueWeight(q.to_string()),
+            None => {
+                return Err(PyValueError::new_err(format!(
+                    "parameter {other}: sweep beta, alpha, k, slots or queue_weight:QUEUE"
+                )))
+            }
+        },
     };
     let mut params = Params::default();
     for pair in base.split(',').filter(|t| !t.trim().is_empty()) {

@@ -136,6 +136,16 @@ def test_queues_as_a_dict():
         lt.solve({**inst, "users": [inst["users"][0], {**inst["users"][1], "queue": "C"}]}, "hdrf")
 
 
+def test_a_queue_weight_sweep():
+    path = EXAMPLES / "hdrf-saturated.json"
+    out = lt.sweep(path, "hdrf", "queue_weight:A", [0.5, 1, 2, 4])
+    assert list(out["verified"]) == [True] * 4
+    a2 = [u[1] for u in out["user_tasks"]]
+    assert all(b >= a - 1e-12 for a, b in zip(a2, a2[1:])), a2
+    with pytest.raises(ValueError, match="no queue named"):
+        lt.sweep(path, "hdrf", "queue_weight:Z", [1])
+
+
 def test_numpy_in_and_out():
     rng = np.random.default_rng(1)
     n, k, m = 12, 5, 3

@@ -17,7 +17,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let spec = SweepSpec {
             mechanism: mechanism.into(),
             base: Params::default(),
-            swept,
+            swept: swept.clone(),
             values,
         };
         let s = sweep(&instance, &spec, &options, &|| {})?;

@@ -16,7 +16,7 @@ use crate::Solution;
 use leontief_core::Instance;
 
 /// The swept parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Swept {
     /// beta (fds, gfj, pnorm).
     Beta,
@@ -26,6 +26,8 @@ pub enum Swept {
     K,
     /// slots (slots), rounded.
     Slots,
+    /// The weight of the named queue (hdrf, hdrfh, hdrf-naive).
+    QueueWeight(String),
 }
 
 impl Swept {
@@ -36,6 +38,7 @@ impl Swept {
             Swept::Alpha => "alpha",
             Swept::K => "k",
             Swept::Slots => "slots",
+            Swept::QueueWeight(_) => "queue_weight",
         }
     }
 }
@@ -90,6 +93,19 @@ pub fn sweep(
     // Every point in the solver's units (see `solve`), returned in the user's.
     let (instance, scaling) = original.normalised();
     let references = References::compute(&highs, &instance)?;
+    if let Swept::QueueWeight(q) = &spec.swept {
+        if !matches!(spec.mechanism.as_str(), "hdrf" | "hdrfh" | "hdrf-naive") {
+            return Err(crate::error::bad_input(format!(
+                "a queue's weight is swept for hdrf, hdrfh and hdrf-naive, not {}",
+                spec.mechanism
+            )));
+        }
+        if !original.queues().iter().any(|x| &x.name == q) {
+            return Err(crate::error::bad_input(format!(
+                "the instance has no queue named \"{q}\""
+            )));
+        }
+    }
     let mut line: Option<leontief_fds::LineSolver> = None;
     let mut line_family: Option<leontief_fds::Family> = None;
     let mut region: Option<leontief_fds::RegionSolver> = None;
@@ -103,7 +119,32 @@ pub fn sweep(
             Swept::Alpha => p.alpha = Some(v),
             Swept::K => p.k = Some(v.round().max(0.0) as usize),
             Swept::Slots => p.slots = Some(v.round().max(0.0) as u32),
+            Swept::QueueWeight(_) => {}
         }
+        // The instance of this point: the queue's weight set to v (a
+        // weight the format refuses is this point's refusal).
+        let reweighted = match &spec.swept {
+            Swept::QueueWeight(q) => {
+                let mut raw = original.to_raw();
+                for queue in raw.queues.iter_mut().flatten() {
+                    if &queue.name == q {
+                        queue.weight = Some(v);
+                    }
+                }
+                match Instance::new(raw) {
+                    Ok(i) => Some(i.normalised().0),
+                    Err(e) => {
+                        points.push(SweepPoint {
+                            value: v,
+                            solution: Err(crate::error::bad_input(e.to_string())),
+                        });
+                        continue;
+                    }
+                }
+            }
+            _ => None,
+        };
+        let instance = reweighted.as_ref().unwrap_or(&instance);
         // A point whose (beta, lambda) is refused (degenerate, scale-free)
         // is a point refused; any other bad parameter stops the sweep.
         let refused_point = spec.swept == Swept::Beta

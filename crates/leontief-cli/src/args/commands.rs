@@ -190,6 +190,9 @@ pub struct SweepArgs {
     /// slots values (slots).
     #[arg(long)]
     pub slots: Option<String>,
+    /// A queue's weight (hdrf, hdrfh, hdrf-naive): NAME=VALUES.
+    #[arg(long)]
+    pub queue_weight: Option<String>,
     /// With --beta: lambda = (1-beta)/beta (`alpha-fair`, default) or a
     /// fixed value (`fixed:L`).
     #[arg(long)]

@@ -210,7 +210,7 @@ pub(crate) enum Command {
         /// demand=uniform|lognormal|bimodal|few-huge, gpu=FRACTION (the
         /// last resource only on that fraction of servers and users),
         /// weights (1-4), caps=FRACTION (users capped),
-        /// placement=none|attribute:K|random:E.
+        /// placement=none|attribute:K|random:E, queues=Q:L (Q queues in L levels, users in the last level).
         #[arg(long)]
         shape: Option<String>,
     },

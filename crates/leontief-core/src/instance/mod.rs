@@ -267,6 +267,30 @@ impl Instance {
     pub fn has_queues(&self) -> bool {
         !self.queues.is_empty()
     }
+    /// Each queue's use of each resource (its subtree's users' tasks `x`
+    /// times their demands).
+    pub fn queue_usage(&self, x: &[f64]) -> Vec<Vec<f64>> {
+        let m = self.resources.len();
+        let mut out = vec![vec![0.0; m]; self.queues.len()];
+        for (n, u) in self.users.iter().enumerate() {
+            let mut q = self.user_queue[n];
+            while let Some(i) = q {
+                for (o, &d) in out[i].iter_mut().zip(&u.demand) {
+                    *o += d * x[n];
+                }
+                q = self.queues[i].parent;
+            }
+        }
+        out
+    }
+    /// The dominant share of a resource vector: max_r v_r / C_r.
+    pub fn dominant_share_of(&self, v: &[f64]) -> f64 {
+        v.iter()
+            .zip(&self.total_capacity)
+            .filter(|(_, &c)| c > 0.0)
+            .map(|(&a, &c)| a / c)
+            .fold(0.0, f64::max)
+    }
 
     /// Optional name.
     pub fn name(&self) -> Option<&str> {

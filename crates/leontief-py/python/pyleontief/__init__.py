@@ -389,7 +389,9 @@ def sweep(
     verify: str = "auto",
     **params: Any,
 ) -> "SweepResult":
-    """``mechanism`` over ``values`` of ``parameter`` (beta, alpha, k, slots).
+    """``mechanism`` over ``values`` of ``parameter`` (beta, alpha, k, slots,
+    or ``queue_weight:QUEUE``, the weight of that queue for hdrf, hdrfh and
+    hdrf-naive).
 
     Returns a dict of numpy columns: ``value``, ``status``, ``verified``,
     ``percent_fairness`` (smallest normalised dominant share over exact

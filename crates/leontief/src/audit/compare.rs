@@ -30,9 +30,26 @@ pub struct Comparison {
     /// The users with the smallest ratio below 1, smallest first (at most
     /// 5).
     pub lost_most: Vec<Ratio>,
+    /// Per queue (instances with queues): its subtree's dominant share
+    /// against the mechanism's.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queues: Vec<QueueRatio>,
     /// Why there is no distance (the audited allocation is infeasible).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// One queue's dominant share against a mechanism's.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueueRatio {
+    /// The queue.
+    pub queue: String,
+    /// Its subtree's dominant share in the audited allocation.
+    pub dominant_share: f64,
+    /// Under the mechanism.
+    pub mechanism_dominant_share: f64,
+    /// The first over the second (`None` when the mechanism gives none).
+    pub ratio: Option<f64>,
 }
 
 /// One user's tasks against a mechanism's.
@@ -108,6 +125,23 @@ pub fn compare(
         .collect();
     lost.sort_by(|a, b| a.ratio.unwrap_or(1.0).total_cmp(&b.ratio.unwrap_or(1.0)));
     lost.truncate(LOST_MOST);
+    let mine = instance.queue_usage(x);
+    let other = instance.queue_usage(&theirs);
+    let queues = instance
+        .queues()
+        .iter()
+        .enumerate()
+        .map(|(q, queue)| {
+            let a = instance.dominant_share_of(&mine[q]);
+            let b = instance.dominant_share_of(&other[q]);
+            QueueRatio {
+                queue: queue.name.clone(),
+                dominant_share: a,
+                mechanism_dominant_share: b,
+                ratio: (has && b > 0.0).then(|| a / b),
+            }
+        })
+        .collect();
     Comparison {
         mechanism: mechanism.to_string(),
         status: solution.status.to_string(),
@@ -116,6 +150,7 @@ pub fn compare(
         efficiency_percent: percent(share(instance, x), share(instance, &theirs)),
         users,
         lost_most: lost,
+        queues,
         note: (!feasible).then(|| {
             "the audited allocation is infeasible: no fairness or efficiency percent".to_string()
         }),
