@@ -245,62 +245,83 @@ struct Lps<'a, B> {
     solved: usize,
 }
 
-/// Can user `n` not grow at `x` under `rules`?
-fn stuck<B: LpBackend>(
+/// The users of `users` that are not stuck at `x` under `rules`: those
+/// with no closed-form reason (not in the stage, cannot run, at the cap,
+/// a queue above at its limit or guarantee of a resource they demand)
+/// that rise in one LP maximising their dominant shares while every user
+/// keeps its tasks (to KEEP). Any user able to rise alone makes that
+/// optimum rise, so an LP that raises nobody proves them all stuck.
+/// Undecided (no LP solution): all of them.
+fn not_stuck<B: LpBackend>(
     lp: &mut Lps<B>,
     rules: &StageRules,
     usage: &[Vec<f64>],
     x: &[f64],
-    n: usize,
-) -> Result<bool, BackendError> {
+    users: &[usize],
+) -> Result<Vec<usize>, BackendError> {
     let (backend, instance, placement) = (lp.backend, lp.instance, lp.placement);
     let tol = AuditTolerance::default();
-    let user = instance.user(UserId(n));
-    if !rules.eligible[n] || mu(instance, n) == 0.0 {
-        return Ok(true);
-    }
-    if user
-        .tasks
-        .is_some_and(|c| x[n] >= c * (1.0 - tol.feasibility))
-    {
-        return Ok(true);
-    }
     let qs = instance.queues();
-    let mut at = instance.user_queue(UserId(n));
-    while let Some(i) = at {
-        if let Some(l) = &rules.limit[i] {
-            if (0..l.len())
-                .any(|r| user.demand[r] > 0.0 && usage[i][r] >= l[r] * (1.0 - tol.feasibility))
-            {
-                return Ok(true);
+    let open: Vec<usize> = users
+        .iter()
+        .copied()
+        .filter(|&n| {
+            let user = instance.user(UserId(n));
+            if !rules.eligible[n] || mu(instance, n) == 0.0 {
+                return false;
             }
-        }
-        at = qs[i].parent;
+            if user
+                .tasks
+                .is_some_and(|c| x[n] >= c * (1.0 - tol.feasibility))
+            {
+                return false;
+            }
+            let mut at = instance.user_queue(UserId(n));
+            while let Some(i) = at {
+                if let Some(l) = &rules.limit[i] {
+                    if (0..l.len()).any(|r| {
+                        user.demand[r] > 0.0 && usage[i][r] >= l[r] * (1.0 - tol.feasibility)
+                    }) {
+                        return false;
+                    }
+                }
+                at = qs[i].parent;
+            }
+            true
+        })
+        .collect();
+    if open.is_empty() {
+        return Ok(Vec::new());
     }
-    // Every other user keeps its tasks to a relative KEEP (room for the
-    // solver's rounding of a full server); what that frees is far below
-    // the rise tolerance.
     let mut p = polytope(backend, instance, placement)?;
     for (m, &xm) in x.iter().enumerate() {
-        if m != n {
-            let cap = instance.users()[m].tasks.unwrap_or(f64::INFINITY);
-            p.lp.set_col_bounds(p.y[m], (xm * (1.0 - KEEP)).min(cap), cap)?;
-        }
+        let cap = instance.users()[m].tasks.unwrap_or(f64::INFINITY);
+        p.lp.set_col_bounds(p.y[m], (xm * (1.0 - KEEP)).min(cap), cap)?;
     }
-    p.lp.set_cost(p.y[n], 1.0)?;
+    for &n in &open {
+        p.lp.set_cost(p.y[n], mu(instance, n))?;
+    }
     let s = solve(&mut p)?;
     lp.solved += 1;
-    // No solution: undecided, so not shown stuck.
-    Ok(s.status.has_solution() && (s.x[p.y[n].0] - x[n]) * mu(instance, n) <= tol.rise)
+    if !s.status.has_solution() {
+        return Ok(open);
+    }
+    Ok(open
+        .into_iter()
+        .filter(|&n| (s.x[p.y[n].0] - x[n]) * mu(instance, n) > tol.rise)
+        .collect())
 }
 
 /// Check `a`, printed by a hierarchical mechanism (`naive`: the naive
 /// rules).
+///
+/// `full` false: feasibility only (`--verify never`), not verified.
 pub fn check<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     a: &Allocation,
     naive: bool,
+    full: bool,
 ) -> Result<Verification, BackendError> {
     let tol = AuditTolerance::default();
     let Some(h) = a.hierarchy.as_ref() else {
@@ -320,6 +341,15 @@ pub fn check<B: LpBackend>(
     } else {
         crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol)
     };
+    if !full {
+        return Ok(Verification {
+            ok: false,
+            checked: Some("feasibility only".into()),
+            reason: Some("verification not asked for (--verify never)".into()),
+            feasibility: Some(feas),
+            ..Verification::default()
+        });
+    }
     let n = instance.num_users();
     let final_usage = queue_usage(instance, &a.user_tasks);
     let limits_held = instance.queues().iter().zip(&final_usage).all(|(q, u)| {
@@ -350,17 +380,18 @@ pub fn check<B: LpBackend>(
             blocked = vec![false; n];
         }
         let usage = queue_usage(instance, &x);
-        for &u in &phase.blocked {
-            if u < n {
-                blocked[u] = true;
-                if !stuck(&mut lps, &rules, &usage, &x, u)? && out.not_stuck.len() < LISTED {
-                    out.not_stuck.push(format!(
-                        "{} at the start of phase {} ({})",
-                        instance.users()[u].name,
-                        out.phases + 1,
-                        stage
-                    ));
-                }
+        let claimed: Vec<usize> = phase.blocked.iter().copied().filter(|&u| u < n).collect();
+        for &u in &claimed {
+            blocked[u] = true;
+        }
+        for u in not_stuck(&mut lps, &rules, &usage, &x, &claimed)? {
+            if out.not_stuck.len() < LISTED {
+                out.not_stuck.push(format!(
+                    "{} at the start of phase {} ({})",
+                    instance.users()[u].name,
+                    out.phases + 1,
+                    stage
+                ));
             }
         }
         let p = shares(instance, &x, &blocked, naive);
@@ -400,9 +431,9 @@ pub fn check<B: LpBackend>(
         .map(|(r, t)| (r - t).abs() / t.abs().max(1.0))
         .fold(0.0, f64::max);
     let rules = stage_rules(instance, "fair");
-    for u in 0..n {
-        if !stuck(&mut lps, &rules, &final_usage, &a.user_tasks, u)? && out.not_stuck.len() < LISTED
-        {
+    let everyone: Vec<usize> = (0..n).collect();
+    for u in not_stuck(&mut lps, &rules, &final_usage, &a.user_tasks, &everyone)? {
+        if out.not_stuck.len() < LISTED {
             out.not_stuck
                 .push(format!("{} at the end", instance.users()[u].name));
         }

@@ -159,7 +159,13 @@ pub fn verify<B: LpBackend>(
     match property {
         Property::WholeTasks => return Ok(verify_whole(instance, a)),
         Property::Hierarchy { naive } => {
-            return Ok(crate::hierarchy::check(backend, instance, a, *naive)?)
+            return Ok(crate::hierarchy::check(
+                backend,
+                instance,
+                a,
+                *naive,
+                mode != VerifyMode::Never,
+            )?)
         }
         Property::Psdsf | Property::Vds { .. } => {
             return server_based(backend, instance, property, a)

@@ -326,9 +326,11 @@ impl Family {
                         }
                     }
                 }
-                _ => return Err(format!(
+                _ => {
+                    return Err(format!(
                     "unknown key {key:?} (capacity, demand, gpu, weights, caps, placement, queues)"
-                )),
+                ))
+                }
             }
         }
         if self.gpu.is_some() && self.resources < 2 {

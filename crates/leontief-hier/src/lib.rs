@@ -151,6 +151,7 @@ pub fn solve(
         stop = f.stop;
     }
     let tasks = capacity.split(&x)?;
+
     if status == Status::Optimal {
         status = capacity.status();
     }

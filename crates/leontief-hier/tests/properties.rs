@@ -126,7 +126,7 @@ proptest! {
         for (v, naive) in [(Variant::Hdrfh, false), (Variant::Hdrf, false), (Variant::Naive, true)] {
             let a = solve(&h, &tree, v).unwrap();
             prop_assert_eq!(a.status, Status::Optimal, "{:?}", v);
-            let c = check(&h, &tree, &a, naive).unwrap();
+            let c = check(&h, &tree, &a, naive, true).unwrap();
             prop_assert!(c.ok, "{:?}: {}", v, c);
         }
     }
