@@ -170,11 +170,11 @@ pub fn sweep(
                 ..
             }) if (lambda - (1.0 - beta) / beta).abs() <= 1e-12 * lambda.abs().max(1.0) => {
                 if line_family != Some(f) {
-                    line = leontief_fds::LineSolver::new(&instance, f);
+                    line = leontief_fds::LineSolver::new(instance, f);
                     line_family = Some(f);
                 }
                 line.as_mut()
-                    .and_then(|l| l.solve(&instance, beta))
+                    .and_then(|l| l.solve(instance, beta))
                     .filter(|a| a.status == leontief_core::Status::Optimal)
             }
             Some(ConicPoint {
@@ -190,20 +190,20 @@ pub fn sweep(
             ) =>
             {
                 if region_family != Some(f) {
-                    region = leontief_fds::RegionSolver::new(&instance, f);
+                    region = leontief_fds::RegionSolver::new(instance, f);
                     region_family = Some(f);
                 }
                 region
                     .as_mut()
-                    .and_then(|r| r.solve(&instance, beta, lambda))
+                    .and_then(|r| r.solve(instance, beta, lambda))
             }
             _ => None,
         };
         let solution = match warm {
-            Some(a) => finish(&highs, &instance, &m, a, options.verify),
+            Some(a) => finish(&highs, instance, &m, a, options.verify),
             None => solve_one(
                 &highs,
-                &instance,
+                instance,
                 &m,
                 options.verify,
                 &options.max_min_settings(None),
