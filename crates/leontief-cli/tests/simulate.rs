@@ -270,3 +270,60 @@ fn weights_in_the_config_order_the_users() {
     let (a, b) = (s[0].as_f64().unwrap(), s[1].as_f64().unwrap());
     assert!((b / a - 2.0).abs() < 0.1, "{a} {b}");
 }
+
+/// The hdrfh scheduler shares by the queue tree: queue A's three users
+/// and queue B's one user split the CPU by queue (B's user half), where
+/// flat drfh gives each user a quarter.
+#[test]
+fn the_hdrfh_scheduler_shares_by_queue() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(
+        dir.join("c.json"),
+        r#"{"resources": ["cpu", "mem"], "servers": [{"name": "s", "capacity": [8, 8]}, {"name": "t", "capacity": [4, 4]}],
+            "users": [{"name": "x", "demand": [1, 1]}]}"#,
+    )
+    .unwrap();
+    let p = dir.join("q.json");
+    std::fs::write(
+        &p,
+        r#"{"cluster": {"instance": "c.json"},
+            "workload": {"users": [
+              {"name": "a1", "demand": [1, 0.5], "jobs": [{"submit": 0, "tasks": 200, "duration": 10}]},
+              {"name": "a2", "demand": [1, 0.5], "jobs": [{"submit": 0, "tasks": 200, "duration": 10}]},
+              {"name": "a3", "demand": [1, 0.5], "jobs": [{"submit": 0, "tasks": 200, "duration": 10}]},
+              {"name": "b", "demand": [1, 0.5], "jobs": [{"submit": 0, "tasks": 200, "duration": 10}]}]},
+            "scheduler": "hdrfh", "queues": [{"name": "A"}, {"name": "B"}],
+            "user_queues": {"a1": "A", "a2": "A", "a3": "A", "b": "B"},
+            "horizon": 20, "sample_interval": 5}"#,
+    )
+    .unwrap();
+    let share = |r: &Value, n: usize| r["shares"].as_array().unwrap()[1][n].as_f64().unwrap();
+    let h = simulate(&p, &[]);
+    conserved(&h);
+    assert!(
+        (share(&h, 3) / share(&h, 0) - 3.0).abs() < 1e-6,
+        "{}",
+        h["shares"]
+    );
+    let d = simulate(&p, &["--scheduler", "drfh"]);
+    assert!(
+        (share(&d, 3) / share(&d, 0) - 1.0).abs() < 1e-6,
+        "{}",
+        d["shares"]
+    );
+    // An unknown queue is named.
+    std::fs::write(
+        &p,
+        std::fs::read_to_string(&p)
+            .unwrap()
+            .replace(r#""b": "B""#, r#""b": "Z""#),
+    )
+    .unwrap();
+    let (code, _, err) = leontief(&["simulate", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("user_queues.b.queue names unknown queue \"Z\""),
+        "{err}"
+    );
+}

@@ -12,7 +12,6 @@
 
 use crate::HierError;
 use leontief_core::{Instance, ServerId, Status, UserId};
-use leontief_highs::Highs;
 use leontief_model::{Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
 
 /// Relative slack kept below an LP's step, so that the next LP, which
@@ -28,11 +27,11 @@ const RISE: f64 = 1e-8;
 pub(crate) const FULL: f64 = 1e-9;
 
 /// The servers' side of the filling.
-pub(crate) enum Capacity<'a> {
+pub(crate) enum Capacity<'a, B: LpBackend> {
     /// One pool of capacity C.
     Pooled { instance: &'a Instance },
     /// Every server entry, with placement.
-    Servers(Box<Servers<'a>>),
+    Servers(Box<Servers<'a, B>>),
 }
 
 /// One LP over the user-server pairs the placement lists allow, loaded
@@ -40,10 +39,10 @@ pub(crate) enum Capacity<'a> {
 /// from the last basis): columns y[u][k], theta (an entry on every user
 /// row, its rate) and z[u] (a user's rise); capacity rows, one row per
 /// user `sum_k y[u][k] - rate_u theta - z_u >= x_u (1 - KEEP)`.
-pub(crate) struct Servers<'a> {
+pub(crate) struct Servers<'a, B: LpBackend> {
     instance: &'a Instance,
-    highs: &'a Highs,
-    lp: Option<<Highs as LpBackend>::Loaded>,
+    highs: &'a B,
+    lp: Option<B::Loaded>,
     cols: Vec<Vec<(ServerId, Col)>>,
     user_row: Vec<Row>,
     theta: Col,
@@ -54,8 +53,8 @@ pub(crate) struct Servers<'a> {
     status: Status,
 }
 
-impl<'a> Servers<'a> {
-    pub fn new(instance: &'a Instance, highs: &'a Highs) -> Servers<'a> {
+impl<'a, B: LpBackend> Servers<'a, B> {
+    pub fn new(instance: &'a Instance, highs: &'a B) -> Servers<'a, B> {
         Servers {
             instance,
             highs,
@@ -70,7 +69,7 @@ impl<'a> Servers<'a> {
     }
 
     /// The loaded LP, built on first use.
-    fn lp(&mut self) -> Result<&mut <Highs as LpBackend>::Loaded, HierError> {
+    fn lp(&mut self) -> Result<&mut B::Loaded, HierError> {
         if self.lp.is_none() {
             let (mut b, cols, user_row) = pairs(self.instance, 0.0);
             let theta = b.add_col(0.0, 0.0, 0.0, user_row.iter().map(|&r| (r, 0.0)));
@@ -163,7 +162,7 @@ fn worse(a: Status, b: Status) -> Status {
     }
 }
 
-impl Capacity<'_> {
+impl<B: LpBackend> Capacity<'_, B> {
     /// LPs solved so far.
     pub fn lps(&self) -> usize {
         match self {

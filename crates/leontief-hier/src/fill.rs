@@ -68,12 +68,12 @@ fn usage(instance: &Instance, tree: &Tree, x: &[f64], v: usize) -> Vec<f64> {
 }
 
 /// Fill from `x` (updated in place) until every user is stuck.
-pub(crate) fn fill(
+pub(crate) fn fill<B: leontief_model::LpBackend>(
     instance: &Instance,
     tree: &Tree,
     mu: &[f64],
     rules: Rules,
-    capacity: &mut Capacity,
+    capacity: &mut Capacity<B>,
     stage: &Stage,
     x: &mut [f64],
 ) -> Result<Filled, HierError> {

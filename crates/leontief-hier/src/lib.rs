@@ -36,8 +36,7 @@ pub use shares::Rules;
 use capacity::Capacity;
 use fill::{fill, Stage};
 use leontief_core::{Allocation, Instance, Status};
-use leontief_highs::Highs;
-use leontief_model::BackendError;
+use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
 
 /// Why a hierarchical mechanism could not run.
@@ -78,8 +77,8 @@ impl Variant {
 
 /// The allocation of `variant` on `instance` (a flat tree when it has no
 /// queues: `hdrf` is then DRF, `hdrfh` DRFH).
-pub fn solve(
-    highs: &Highs,
+pub fn solve<B: LpBackend>(
+    highs: &B,
     instance: &Instance,
     variant: Variant,
 ) -> Result<Allocation, HierError> {

@@ -77,6 +77,11 @@ pub struct Workload {
     pub end: f64,
     /// What reading left out, in words (empty for synthetic workloads).
     pub notes: Vec<String>,
+    /// The queue tree the hierarchical scheduler (`hdrfh`) shares the
+    /// cluster by (empty: none).
+    pub queues: Vec<leontief_core::RawQueue>,
+    /// Each user's queue by name (empty, or `None` for a user: the root).
+    pub user_queue: Vec<Option<String>>,
 }
 
 /// A workload could not be read or generated.
@@ -380,6 +385,8 @@ pub fn parse_task_events(reader: impl BufRead, name: &str) -> Result<Workload, W
     }
     sort_tasks(&mut out);
     Ok(Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: vec!["cpu".into(), "mem".into()],
         weights: vec![1.0; users.len()],
         users,
@@ -572,6 +579,8 @@ impl SyntheticSpec {
         }
         sort_tasks(&mut tasks);
         Ok(Workload {
+            queues: Default::default(),
+            user_queue: Default::default(),
             resources: resources.to_vec(),
             users: (0..self.users).map(|n| format!("user{}", n + 1)).collect(),
             weights: vec![1.0; self.users],
@@ -699,6 +708,8 @@ pub fn explicit(resources: &[String], users: &[ExplicitUser]) -> Result<Workload
     }
     sort_tasks(&mut tasks);
     Ok(Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: resources.to_vec(),
         users: users.iter().map(|u| u.name.clone()).collect(),
         weights: users.iter().map(|u| u.weight.unwrap_or(1.0)).collect(),

@@ -162,6 +162,8 @@ fn all_at_once(inst: &Instance, default: u64) -> Workload {
     }
     tasks.sort_by(|a, b| a.submit.total_cmp(&b.submit));
     Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: inst.resources().to_vec(),
         users: inst.users().iter().map(|u| u.name.clone()).collect(),
         weights: inst.users().iter().map(|u| u.weight).collect(),
@@ -235,6 +237,8 @@ fn exact_drfh_alone_on_a_roomy_cluster_runs_every_task_for_its_duration() {
         })
         .collect();
     let w = Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: cluster.resources.clone(),
         users: vec!["solo".into()],
         weights: vec![1.0],
@@ -272,6 +276,8 @@ fn a_task_larger_than_every_server_is_set_aside_not_blocking() {
         demand: vec![d, d],
     };
     let w = Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: cluster.resources.clone(),
         users: vec!["u".into()],
         weights: vec![1.0],

@@ -26,7 +26,11 @@
 //!   [{"name", "demand", "weight"?, "jobs": [{"submit", "tasks",
 //!   "duration"}]}]}`;
 //! * `scheduler`: first-fit, best-fit (with `normaliser`, a resource
-//!   name), slots (with `slots`), or drfh (exact, divisible tasks);
+//!   name), slots (with `slots`), drfh (exact, divisible tasks), or hdrfh
+//!   (exact hierarchical DRFH over `queues`, divisible tasks);
+//! * `queues` (the instance format's queue list) and `user_queues`
+//!   (`{"user name": "queue"}`, default the root): the tree hdrfh shares
+//!   the cluster by;
 //! * `horizon`, `sample_interval` (seconds), `dedicated` (also run each
 //!   user on its dedicated cloud, Fig. 8), `dedicated_seed`, `weights`
 //!   (`{"user name": w}`: weighted shares order the users; default 1).
@@ -57,6 +61,13 @@ struct Config {
     /// Weights by user name (default 1), for any workload.
     #[serde(default)]
     weights: std::collections::BTreeMap<String, f64>,
+    /// The queue tree the hdrfh scheduler shares the cluster by (the
+    /// instance format's `queues`).
+    #[serde(default)]
+    queues: Vec<leontief_core::RawQueue>,
+    /// Each user's queue by user name (default: the root).
+    #[serde(default)]
+    user_queues: std::collections::BTreeMap<String, String>,
 }
 
 fn default_scheduler() -> String {
@@ -134,9 +145,10 @@ fn parse_scheduler(
             Some(s) => Scheduler::Slots { slots: s },
         },
         "drfh" => Scheduler::Drfh,
+        "hdrfh" => Scheduler::Hdrfh,
         other => {
             return Err(bad_input(format!(
-                "scheduler {other}: use first-fit, best-fit, slots or drfh"
+                "scheduler {other}: use first-fit, best-fit, slots, drfh or hdrfh"
             )))
         }
     })
@@ -268,6 +280,74 @@ pub fn load_config(config: &Path, overrides: &Overrides) -> Result<Simulation, E
             )));
         }
         workload.weights[n] = *w;
+    }
+    if !c.user_queues.is_empty() || !c.queues.is_empty() {
+        workload.user_queue = vec![None; workload.users.len()];
+        for (user, q) in &c.user_queues {
+            let n = workload
+                .users
+                .iter()
+                .position(|u| u == user)
+                .ok_or_else(|| {
+                    bad_input(format!(
+                        "user_queues.{user}: no user of that name in the workload"
+                    ))
+                })?;
+            workload.user_queue[n] = Some(q.clone());
+        }
+        workload.queues = c.queues.clone();
+        // The tree's rules (names, parents, cycles, guarantees within the
+        // cluster) checked once, on the cluster with every user.
+        let m = cluster.resources.len();
+        let pool = cluster.pool();
+        let raw = leontief_core::RawInstance {
+            name: None,
+            description: None,
+            resources: cluster.resources.clone(),
+            servers: vec![leontief_core::RawServer {
+                name: "pool".into(),
+                capacity: pool
+                    .iter()
+                    .map(|&c| if c > 0.0 { c } else { 1.0 })
+                    .collect(),
+                count: None,
+            }],
+            users: workload
+                .users
+                .iter()
+                .zip(&workload.user_queue)
+                .map(|(u, q)| leontief_core::RawUser {
+                    name: u.clone(),
+                    demand: vec![1.0; m],
+                    weight: None,
+                    tasks: None,
+                    servers: None,
+                    rank_weights: None,
+                    queue: q.clone(),
+                })
+                .collect(),
+            queues: Some(c.queues.clone()),
+        };
+        if let Err(e) = Instance::new(raw) {
+            let issues: Vec<String> = e
+                .issues()
+                .iter()
+                .filter(|i| i.at.starts_with("queues") || i.reason.contains("queue"))
+                .map(|i| {
+                    // users[n].queue in the workload's user order: by name.
+                    match i.at.strip_prefix("users[").and_then(|r| r.split_once(']')) {
+                        Some((n, rest)) => {
+                            let n: usize = n.parse().unwrap_or(0);
+                            format!("user_queues.{}{rest} {}", workload.users[n], i.reason)
+                        }
+                        None => i.to_string(),
+                    }
+                })
+                .collect();
+            if !issues.is_empty() {
+                return Err(bad_input(issues.join("; ")));
+            }
+        }
     }
     let name = overrides.scheduler.as_deref().unwrap_or(&c.scheduler);
     let slots = overrides.slots.or(c.slots);

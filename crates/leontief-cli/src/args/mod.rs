@@ -45,7 +45,8 @@ Config (JSON; paths relative to its folder):
              {\"synthetic\": {\"users\", \"jobs\", \"arrival_window\", \"horizon\", \"max_tasks\",
                             \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
              {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
-  scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh
+  scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh | hdrfh
+  queues     the queue tree hdrfh shares by (the instance format's \"queues\"), user_queues {\"user name\": \"queue\"}
   horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed,
   weights ({\"user name\": w}, default 1)
 Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";

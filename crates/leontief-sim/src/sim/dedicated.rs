@@ -64,6 +64,8 @@ pub fn dedicated_clouds<B: LpBackend + Sync>(
                 })
                 .collect();
             let alone = Workload {
+                queues: Default::default(),
+                user_queue: Default::default(),
                 resources: workload.resources.clone(),
                 users: vec![workload.users[n].clone()],
                 weights: vec![1.0],

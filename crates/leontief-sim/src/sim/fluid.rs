@@ -1,4 +1,5 @@
-//! The fluid engine: exact DRFH at every event, processor sharing.
+//! The fluid engine: exact DRFH (or hierarchical DRFH over the
+//! workload's queues) at every event, processor sharing.
 
 use super::*;
 use crate::workload::Workload;
@@ -8,10 +9,12 @@ use leontief_model::LpBackend;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The exact DRFH engine, divisible tasks with processor sharing.
+/// The exact DRFH engine (`hierarchical`: hdrfh), divisible tasks with
+/// processor sharing.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fluid<B: LpBackend>(
     backend: &B,
+    hierarchical: bool,
     cluster: &Cluster,
     workload: &Workload,
     horizon: f64,
@@ -122,7 +125,7 @@ pub(crate) fn fluid<B: LpBackend>(
             continue;
         }
         let raw = RawInstance {
-            queues: None,
+            queues: (hierarchical && !workload.queues.is_empty()).then(|| workload.queues.clone()),
             name: None,
             description: None,
             resources: cluster.resources.clone(),
@@ -140,7 +143,12 @@ pub(crate) fn fluid<B: LpBackend>(
                 .map(|&n| {
                     let k = out[n].len() as f64;
                     RawUser {
-                        queue: None,
+                        queue: workload
+                            .user_queue
+                            .get(n)
+                            .cloned()
+                            .flatten()
+                            .filter(|_| hierarchical),
                         name: workload.users[n].clone(),
                         demand: dsum[n].iter().map(|s| (s / k).max(0.0)).collect(),
                         weight: Some(workload.weights[n]),
@@ -155,10 +163,19 @@ pub(crate) fn fluid<B: LpBackend>(
             time: t,
             reason: e.to_string(),
         })?;
-        let a = leontief_drfh::drfh(backend, &inst, &settings).map_err(|e| SimRunError::Solve {
-            time: t,
-            reason: e.to_string(),
-        })?;
+        let a = if hierarchical {
+            leontief_hier::solve(backend, &inst, leontief_hier::Variant::Hdrfh).map_err(|e| {
+                SimRunError::Solve {
+                    time: t,
+                    reason: e.to_string(),
+                }
+            })?
+        } else {
+            leontief_drfh::drfh(backend, &inst, &settings).map_err(|e| SimRunError::Solve {
+                time: t,
+                reason: e.to_string(),
+            })?
+        };
         solves += 1;
         if !a.status.has_solution() {
             return Err(SimRunError::Solve {

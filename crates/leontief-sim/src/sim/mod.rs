@@ -65,8 +65,9 @@ pub fn simulate<B: LpBackend>(
     let pool = cluster.pool();
     let mut ledger = Ledger::new(workload);
     let (events, decisions, max_overcommit, running, waiting) = match settings.scheduler {
-        Scheduler::Drfh => fluid(
+        Scheduler::Drfh | Scheduler::Hdrfh => fluid(
             backend,
+            settings.scheduler == Scheduler::Hdrfh,
             cluster,
             workload,
             horizon,

@@ -96,6 +96,10 @@ pub enum Scheduler {
     },
     /// Exact DRFH, divisible tasks, recomputed at every event.
     Drfh,
+    /// Exact hierarchical DRFH over the workload's queue tree (H-DRF
+    /// with global dominant shares), divisible tasks, recomputed at every
+    /// event.
+    Hdrfh,
 }
 
 impl Scheduler {
@@ -106,6 +110,7 @@ impl Scheduler {
             Scheduler::BestFit { .. } => "best-fit",
             Scheduler::Slots { .. } => "slots",
             Scheduler::Drfh => "drfh",
+            Scheduler::Hdrfh => "hdrfh",
         }
     }
 }

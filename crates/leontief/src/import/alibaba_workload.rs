@@ -116,6 +116,8 @@ pub fn alibaba_workload(
         ));
     }
     Ok(Workload {
+        queues: Default::default(),
+        user_queue: Default::default(),
         resources: vec!["cpu".into(), "memory".into(), "gpu".into()],
         weights: vec![1.0; users.len()],
         jobs: (0..users.len() as u64).collect(),
