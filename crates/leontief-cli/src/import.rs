@@ -63,9 +63,15 @@ pub(crate) fn alibaba_gpu(args: &AlibabaGpuArgs) -> Result<(), Failure> {
     if args.at.is_some_and(|t| !t.is_finite()) {
         return Err(bad_input("--at must be a finite number of seconds"));
     }
+    let queues_by_qos = match args.queues.as_str() {
+        "none" => false,
+        "qos" => true,
+        other => return Err(bad_input(format!("--queues {other}: use none or qos"))),
+    };
     let options = AlibabaOptions {
         at: args.at,
         group_by: args.group_by.parse()?,
+        queues_by_qos,
     };
     let imported = read_alibaba(
         open(&args.nodes)?,

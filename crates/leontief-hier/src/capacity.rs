@@ -17,12 +17,18 @@ use leontief_model::{Col, LoadedLp, LpBackend, ProblemBuilder, Row, Sense};
 /// Relative slack kept below an LP's step, so that the next LP, which
 /// asks every user for at least its tasks, stays feasible.
 const STEP_SLACK: f64 = 1e-9;
-/// Every LP lets a user keep its tasks to this relative tolerance (room
-/// for the backend's own feasibility tolerance, so that a point one LP
-/// found feasible is never infeasible for the next).
+/// Every LP lets the users keep their tasks to this relative tolerance,
+/// shared among them (room for the backend's own feasibility tolerance,
+/// so that a point one LP found feasible is never infeasible for the
+/// next).
 const KEEP: f64 = 1e-9;
-/// A rise smaller than this (tasks, relative to max(1, x)) is none.
-const RISE: f64 = 1e-8;
+/// The most a candidate rises in the "who can still grow" LP (tasks,
+/// relative to max(1, x)).
+const RISE_STEP: f64 = 1e-3;
+/// A rise smaller than this fraction of that step is none (what the
+/// users' room and the step's slack free, concentrated on one user, stays
+/// below it).
+const RISE: f64 = 1e-3;
 /// A resource used to within this (relative) of its capacity is full.
 pub(crate) const FULL: f64 = 1e-9;
 
@@ -38,7 +44,7 @@ pub(crate) enum Capacity<'a, B: LpBackend> {
 /// once and changed only in numbers between solves (each re-solve starts
 /// from the last basis): columns y[u][k], theta (an entry on every user
 /// row, its rate) and z[u] (a user's rise); capacity rows, one row per
-/// user `sum_k y[u][k] - rate_u theta - z_u >= x_u (1 - KEEP)`.
+/// user `sum_k y[u][k] - rate_u theta - z_u >= x_u (1 - KEEP / N)`.
 pub(crate) struct Servers<'a, B: LpBackend> {
     instance: &'a Instance,
     highs: &'a B,
@@ -51,6 +57,8 @@ pub(crate) struct Servers<'a, B: LpBackend> {
     lps: usize,
     /// The worst status of those LPs.
     status: Status,
+    /// The backend's own words for the first LP that did not end optimal.
+    raw: Option<String>,
 }
 
 impl<'a, B: LpBackend> Servers<'a, B> {
@@ -65,6 +73,7 @@ impl<'a, B: LpBackend> Servers<'a, B> {
             z: Vec::new(),
             lps: 0,
             status: Status::Optimal,
+            raw: None,
         }
     }
 
@@ -93,9 +102,12 @@ impl<'a, B: LpBackend> Servers<'a, B> {
         self.lp()?;
         let rows = self.user_row.clone();
         let (theta, z) = (self.theta, self.z.clone());
+        // What every user may give up, all added, stays KEEP of one
+        // user's tasks: no user rises out of the others' room.
+        let keep = KEEP / rows.len().max(1) as f64;
         let lp = self.lp()?;
         for (u, &r) in rows.iter().enumerate() {
-            lp.set_row_bounds(r, x[u] * (1.0 - KEEP), f64::INFINITY)?;
+            lp.set_row_bounds(r, x[u] * (1.0 - keep), f64::INFINITY)?;
             lp.set_coefficient(r, theta, 0.0)?;
         }
         lp.set_cost(theta, 0.0)?;
@@ -112,6 +124,15 @@ impl<'a, B: LpBackend> Servers<'a, B> {
         self.lps += 1;
         if sol.status != Status::Optimal {
             self.status = worse(self.status, sol.status);
+            self.raw.get_or_insert_with(|| {
+                format!(
+                    "LP {} of the filling (over {} users' pairs) ended {} after {:.1} s",
+                    self.lps,
+                    self.user_row.len(),
+                    sol.raw_status,
+                    sol.seconds
+                )
+            });
             return Ok(None);
         }
         Ok(Some(sol))
@@ -168,6 +189,14 @@ impl<B: LpBackend> Capacity<'_, B> {
         match self {
             Capacity::Pooled { .. } => 0,
             Capacity::Servers(s) => s.lps,
+        }
+    }
+
+    /// What the backend said where an LP did not end optimal.
+    pub fn backend_status(&self) -> Option<String> {
+        match self {
+            Capacity::Pooled { .. } => None,
+            Capacity::Servers(s) => s.raw.clone(),
         }
     }
 
@@ -262,11 +291,16 @@ impl<B: LpBackend> Capacity<'_, B> {
             Capacity::Servers(s) => {
                 s.keep(x)?;
                 let z = s.z.clone();
+                // Each candidate may rise by at most a small step, worth 1
+                // in the objective: an optimum then raises every user that
+                // can rise alongside the others, not only the cheapest,
+                // and one that raises nobody still proves them all stuck.
+                let step = |u: usize| RISE_STEP * x[u].max(1.0);
                 {
                     let lp = s.lp()?;
                     for &u in candidates {
-                        lp.set_cost(z[u], 1.0)?;
-                        lp.set_col_bounds(z[u], 0.0, 1.0)?;
+                        lp.set_cost(z[u], 1.0 / step(u))?;
+                        lp.set_col_bounds(z[u], 0.0, step(u))?;
                     }
                 }
                 let mut stuck = vec![true; candidates.len()];
@@ -277,7 +311,7 @@ impl<B: LpBackend> Capacity<'_, B> {
                     let mut found = false;
                     let lp = s.lp()?;
                     for (j, &u) in candidates.iter().enumerate() {
-                        if stuck[j] && sol.x[z[u].0] > RISE * x[u].max(1.0) {
+                        if stuck[j] && sol.x[z[u].0] > RISE * step(u) {
                             stuck[j] = false;
                             found = true;
                             lp.set_cost(z[u], 0.0)?;

@@ -82,6 +82,24 @@ pub fn solve<B: LpBackend>(
     instance: &Instance,
     variant: Variant,
 ) -> Result<Allocation, HierError> {
+    // Interchangeable servers (equal capacities, every placement list
+    // holding all of them or none) as one class each: the feasible user
+    // totals, hence the filling, are the same (docs/mechanisms.md,
+    // "Interchangeable servers"); the class's tasks split back by count.
+    if variant == Variant::Hdrfh && !instance.pools_exactly() {
+        if let Some(merged) = leontief_drfh::merge::merge_identical(instance, true) {
+            let a = solve_on(highs, &merged.instance, variant)?;
+            return Ok(leontief_drfh::merge::split_allocation(instance, &merged, a));
+        }
+    }
+    solve_on(highs, instance, variant)
+}
+
+fn solve_on<B: LpBackend>(
+    highs: &B,
+    instance: &Instance,
+    variant: Variant,
+) -> Result<Allocation, HierError> {
     let t0 = Instant::now();
     let tree = tree::Tree::new(instance);
     let mu = tree::task_shares(instance);
@@ -166,5 +184,7 @@ pub fn solve<B: LpBackend>(
         lps: capacity.lps(),
         seconds: t0.elapsed().as_secs_f64(),
     };
-    Ok(report.allocation(tasks, status))
+    let mut a = report.allocation(tasks, status);
+    a.backend_status = capacity.backend_status();
+    Ok(a)
 }

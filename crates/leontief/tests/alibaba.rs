@@ -58,6 +58,7 @@ fn at_t_keeps_the_tasks_running_then_and_qos_splits_users() {
     let o = AlibabaOptions {
         at: Some(100.0),
         group_by: AlibabaGroup::Qos,
+        ..AlibabaOptions::default()
     };
     let i = import(NODES, PODS, &o).unwrap();
     // Running at 100: p1, p2 (deleted at 200), p3 (never deleted); p0 is
@@ -77,6 +78,39 @@ fn at_t_keeps_the_tasks_running_then_and_qos_splits_users() {
     )
     .unwrap();
     assert_eq!(none.summary.users, 5);
+}
+
+#[test]
+fn queues_by_qos_class_hold_their_users_and_hdrfh_solves_them() {
+    let i = import(
+        NODES,
+        PODS,
+        &AlibabaOptions {
+            queues_by_qos: true,
+            ..AlibabaOptions::default()
+        },
+    )
+    .unwrap();
+    let inst = Instance::new(i.instance.clone()).unwrap();
+    let names: Vec<&str> = inst.queues().iter().map(|q| q.name.as_str()).collect();
+    assert!(names.contains(&"LS") && names.contains(&"BE"), "{names:?}");
+    // Every user sits in the queue its name starts with.
+    for (n, u) in inst.users().iter().enumerate() {
+        let q = inst.user_queue(leontief_core::UserId(n)).unwrap();
+        assert!(
+            u.name.starts_with(&format!("{}/", inst.queues()[q].name)),
+            "{}",
+            u.name
+        );
+    }
+    let a = leontief::solve(&inst, &Mechanism::Hdrfh, &Options::default()).unwrap();
+    assert_eq!(a.status, leontief::Status::Optimal);
+    assert!(
+        a.verification.as_ref().is_some_and(|v| v.ok),
+        "{:?}",
+        a.verification
+    );
+    assert_eq!(a.hierarchy.as_ref().unwrap().queues.len(), names.len());
 }
 
 #[test]

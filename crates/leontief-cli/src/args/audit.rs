@@ -171,6 +171,10 @@ pub struct AlibabaGpuArgs {
     /// shape) or none (one per task).
     #[arg(long, default_value = "shape")]
     pub group_by: String,
+    /// Queues for the hierarchical mechanisms: none, or qos (one queue per
+    /// QoS class, each user in its class's).
+    #[arg(long, default_value = "none")]
+    pub queues: String,
 }
 
 /// `leontief repro kdf-table1`.

@@ -259,6 +259,15 @@ impl Instance {
     pub fn queues(&self) -> &[Queue] {
         &self.queues
     }
+    /// The queue tree as written in JSON (`None` without one).
+    pub fn raw_queues(&self) -> Option<Vec<RawQueue>> {
+        (!self.queues.is_empty())
+            .then(|| self.queues.iter().map(|q| q.to_raw(&self.queues)).collect())
+    }
+    /// The name of user `n`'s queue (`None`: the root).
+    pub fn user_queue_name(&self, n: UserId) -> Option<String> {
+        self.user_queue[n.0].map(|q| self.queues[q].name.clone())
+    }
     /// The queue of user `n` (`None`: a child of the root).
     pub fn user_queue(&self, n: UserId) -> Option<usize> {
         self.user_queue[n.0]

@@ -83,8 +83,9 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
     let users = instance
         .users()
         .iter()
-        .map(|user| RawUser {
-            queue: None,
+        .enumerate()
+        .map(|(n, user)| RawUser {
+            queue: instance.user_queue_name(leontief_core::UserId(n)),
             name: user.name.clone(),
             demand: user.demand.clone(),
             weight: (user.weight != 1.0).then_some(user.weight),
@@ -102,7 +103,7 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
         })
         .collect();
     let raw = RawInstance {
-        queues: None,
+        queues: instance.raw_queues(),
         name: instance.name().map(str::to_string),
         description: None,
         resources: instance.resources().to_vec(),

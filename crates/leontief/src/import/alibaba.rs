@@ -24,7 +24,7 @@
 
 use super::snapshot::{validated, ImportSummary, Imported};
 use crate::error::{bad_input, Error};
-use leontief_core::{RawInstance, RawServer, RawUser};
+use leontief_core::{RawInstance, RawQueue, RawServer, RawUser};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::str::FromStr;
@@ -62,6 +62,10 @@ pub struct AlibabaOptions {
     pub at: Option<f64>,
     /// Users.
     pub group_by: AlibabaGroup,
+    /// One queue per QoS class, each user in its class's queue (users
+    /// are then grouped by QoS class and shape at least), for the
+    /// hierarchical mechanisms.
+    pub queues_by_qos: bool,
 }
 
 /// One CSV with its header: columns by name.
@@ -226,6 +230,7 @@ pub fn alibaba_gpu(
     };
     // Users in order of first appearance.
     let mut users: Vec<Shape> = Vec::new();
+    let mut user_qos: Vec<String> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut lists: BTreeMap<String, Option<Vec<String>>> = BTreeMap::new();
     for j in 0..pt.rows.len() {
@@ -285,7 +290,13 @@ pub fn alibaba_gpu(
                 format!("-{spec}")
             }
         );
+        let qos = match pt.text(j, qos_c) {
+            "" => "unknown",
+            q => q,
+        }
+        .to_string();
         let key = match options.group_by {
+            AlibabaGroup::Shape if options.queues_by_qos => format!("{qos}/{shape}"),
             AlibabaGroup::Shape => shape,
             AlibabaGroup::Qos => format!("{}/{shape}", pt.text(j, qos_c)),
             AlibabaGroup::None => name.clone(),
@@ -296,16 +307,33 @@ pub fn alibaba_gpu(
             None => {
                 by_key.insert(key.clone(), users.len());
                 users.push((key, demand, allowed, 1));
+                user_qos.push(qos);
             }
         }
     }
     summary.servers = servers.len();
     summary.users = users.len();
     let k = servers.len();
+    let mut classes: Vec<String> = user_qos.clone();
+    classes.sort();
+    classes.dedup();
+    let queues = options.queues_by_qos.then(|| {
+        classes
+            .iter()
+            .map(|q| RawQueue {
+                name: q.clone(),
+                parent: None,
+                weight: None,
+                guarantee: None,
+                limit: None,
+            })
+            .collect::<Vec<_>>()
+    });
     let raw_users: Vec<RawUser> = users
         .into_iter()
-        .map(|(name, demand, allowed, tasks)| RawUser {
-            queue: None,
+        .zip(user_qos)
+        .map(|((name, demand, allowed, tasks), qos)| RawUser {
+            queue: options.queues_by_qos.then_some(qos),
             name,
             demand,
             weight: None,
@@ -323,7 +351,7 @@ pub fn alibaba_gpu(
     validated(
         Imported {
             instance: RawInstance {
-                queues: None,
+                queues,
                 name: Some("alibaba gpu trace".into()),
                 description: None,
                 resources: vec!["cpu".into(), "memory".into(), "gpu".into()],
