@@ -120,8 +120,23 @@ impl<'a, B: LpBackend> Servers<'a, B> {
     }
 
     fn solve(&mut self) -> Result<Option<leontief_model::Solution>, HierError> {
-        let sol = self.lp()?.solve()?;
+        let mut sol = self.lp()?.solve()?;
         self.lps += 1;
+        if sol.status != Status::Optimal {
+            // Once more from scratch, on the same numbers: a warm primal
+            // simplex without presolve can end without a status where a
+            // cold solve does not. A loaded LP that ends optimal then
+            // replaces the warm one.
+            let problem = self.lp()?.problem().clone();
+            let mut fresh = self.highs.load(problem)?;
+            let again = fresh.solve()?;
+            self.lps += 1;
+            if again.status == Status::Optimal {
+                fresh.prefer_warm_primal()?;
+                self.lp = Some(fresh);
+                sol = again;
+            }
+        }
         if sol.status != Status::Optimal {
             self.status = worse(self.status, sol.status);
             self.raw.get_or_insert_with(|| {
