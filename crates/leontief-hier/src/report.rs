@@ -4,7 +4,7 @@ use crate::fill::Stop;
 use crate::tree::Tree;
 use crate::Variant;
 use leontief_core::hierarchy::{HierarchyDetails, Phase, QueueOutcome};
-use leontief_core::{Allocation, Instance, Status};
+use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};
 
 /// Everything the filling found.
 pub(crate) struct Report<'a> {
@@ -25,7 +25,40 @@ impl Report<'_> {
         &self.instance.queues()[node - 1].name
     }
 
-    fn user_sentence(&self, u: usize, level: f64) -> String {
+    /// Which resource fills each server `u` may use (its demanded
+    /// resource with the highest load there), counted by resource.
+    fn full_servers(&self, u: usize, load: &[Vec<f64>]) -> String {
+        let i = self.instance;
+        let d = &i.users()[u].demand;
+        let mut count = vec![0usize; i.num_resources()];
+        let mut total = 0;
+        for e in i.runnable_entries(UserId(u), true) {
+            let top = (0..d.len())
+                .filter(|&r| d[r] > 0.0)
+                .max_by(|&a, &b| load[e.0][a].total_cmp(&load[e.0][b]));
+            if let Some(r) = top {
+                count[r] += 1;
+                total += 1;
+            }
+        }
+        let mut parts: Vec<(usize, usize)> = count
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(r, &c)| (r, c))
+            .collect();
+        parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+        let said: Vec<String> = parts
+            .iter()
+            .map(|&(r, c)| format!("{} on {c} of them", i.resources()[r]))
+            .collect();
+        format!(
+            "no server it may use has room for another task while every other user keeps its own (the fullest of its resources on its {total} server entries: {})",
+            said.join(", ")
+        )
+    }
+
+    fn user_sentence(&self, u: usize, level: f64, load: &[Vec<f64>]) -> String {
         let i = self.instance;
         let r = |r: usize| i.resources()[r].as_str();
         let why = match &self.stop[u] {
@@ -43,14 +76,15 @@ impl Report<'_> {
             ),
             Some(Stop::Capacity) if self.pooled => {
                 let full: Vec<&str> = (0..i.num_resources())
-                    .filter(|&q| i.users()[u].demand[q] > 0.0 && self.used(q) >= 0.999_999 * i.total_capacity()[q])
+                    .filter(|&q| {
+                        i.users()[u].demand[q] > 0.0
+                            && self.used(q) >= 0.999_999 * i.total_capacity()[q]
+                    })
                     .map(r)
                     .collect();
                 format!("the cluster's {} is used up", full.join(" and "))
             }
-            Some(Stop::Capacity) => {
-                "no server it may use has room for another task while every other user keeps its own".into()
-            }
+            Some(Stop::Capacity) => self.full_servers(u, load),
         };
         let queue = match self.tree.user_node[u] {
             0 => "under the root".to_string(),
@@ -169,8 +203,29 @@ impl Report<'_> {
                 }
             })
             .collect();
+        // Each entry's load of each resource (over servers; on the pool
+        // the explanation names the used-up resources instead).
+        let load: Vec<Vec<f64>> = i
+            .server_ids()
+            .filter(|_| !self.pooled)
+            .map(|e| {
+                (0..i.num_resources())
+                    .map(|r| {
+                        let c = i.class_capacity(e, ResourceId(r));
+                        let used: f64 = (0..i.num_users())
+                            .map(|u| a.tasks[u][e.0] * i.users()[u].demand[r])
+                            .sum();
+                        if c > 0.0 {
+                            used / c
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         a.explanation = (0..i.num_users())
-            .map(|u| self.user_sentence(u, levels[u]))
+            .map(|u| self.user_sentence(u, levels[u], &load))
             .collect();
         a.objective = levels
             .iter()

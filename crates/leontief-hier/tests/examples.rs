@@ -179,6 +179,12 @@ fn interchangeable_servers_as_classes() {
     );
     close(&a.user_tasks, &run(&counted, Variant::Hdrfh));
     assert_eq!(a.tasks[0][0], a.tasks[0][1]);
+    // Why a user stopped, over servers: the resource that fills them.
+    assert!(
+        a.explanation[1].contains("the fullest of its resources on its"),
+        "{:?}",
+        a.explanation
+    );
     let c = leontief_audit::hierarchy::check(&h, &listed, &a, false, true).unwrap();
     assert!(c.ok, "{c}");
 }
