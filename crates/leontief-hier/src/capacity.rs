@@ -59,6 +59,9 @@ pub(crate) struct Servers<'a, B: LpBackend> {
     status: Status,
     /// The backend's own words for the first LP that did not end optimal.
     raw: Option<String>,
+    /// The last optimal solution's columns (a placement of at least the
+    /// current tasks, to KEEP).
+    last: Option<Vec<f64>>,
 }
 
 impl<'a, B: LpBackend> Servers<'a, B> {
@@ -74,6 +77,7 @@ impl<'a, B: LpBackend> Servers<'a, B> {
             lps: 0,
             status: Status::Optimal,
             raw: None,
+            last: None,
         }
     }
 
@@ -150,7 +154,44 @@ impl<'a, B: LpBackend> Servers<'a, B> {
             });
             return Ok(None);
         }
+        self.last = Some(sol.x.clone());
         Ok(Some(sol))
+    }
+
+    /// The candidates that can rise by `step(u)` on a server they may use
+    /// where the last placement leaves room for it (no LP needed): the
+    /// placement plus that step is feasible and every other user keeps
+    /// its tasks.
+    fn room(&self, candidates: &[usize], step: &dyn Fn(usize) -> f64) -> Vec<bool> {
+        let Some(y) = &self.last else {
+            return vec![false; candidates.len()];
+        };
+        let i = self.instance;
+        let m = i.num_resources();
+        let mut used = vec![0.0; i.num_entries() * m];
+        for (u, cols) in self.cols.iter().enumerate() {
+            let d = &i.users()[u].demand;
+            for &(e, c) in cols {
+                let v = y[c.0];
+                if v > 0.0 {
+                    for r in 0..m {
+                        used[e.0 * m + r] += v * d[r];
+                    }
+                }
+            }
+        }
+        candidates
+            .iter()
+            .map(|&u| {
+                let d = &i.users()[u].demand;
+                self.cols[u].iter().any(|&(e, _)| {
+                    let cap = i.class_capacities(e);
+                    (0..m).all(|r| {
+                        d[r] == 0.0 || used[e.0 * m + r] + step(u) * d[r] <= cap[r] * (1.0 - FULL)
+                    })
+                })
+            })
+            .collect()
     }
 }
 
@@ -311,14 +352,22 @@ impl<B: LpBackend> Capacity<'_, B> {
                 // can rise alongside the others, not only the cheapest,
                 // and one that raises nobody still proves them all stuck.
                 let step = |u: usize| RISE_STEP * x[u].max(1.0);
+                // Those with room on a server of theirs in the last
+                // placement can rise without an LP.
+                let free = s.room(candidates, &step);
+                if free.iter().all(|&f| f) {
+                    return Ok(Some(vec![false; candidates.len()]));
+                }
                 {
                     let lp = s.lp()?;
-                    for &u in candidates {
-                        lp.set_cost(z[u], 1.0 / step(u))?;
-                        lp.set_col_bounds(z[u], 0.0, step(u))?;
+                    for (&u, &f) in candidates.iter().zip(&free) {
+                        if !f {
+                            lp.set_cost(z[u], 1.0 / step(u))?;
+                            lp.set_col_bounds(z[u], 0.0, step(u))?;
+                        }
                     }
                 }
-                let mut stuck = vec![true; candidates.len()];
+                let mut stuck: Vec<bool> = free.iter().map(|&f| !f).collect();
                 loop {
                     let Some(sol) = s.solve()? else {
                         return Ok(None);
