@@ -2,25 +2,14 @@
 //! swept, an allocation audited against hdrfh per queue, and queue input
 //! refused by entry.
 
+mod common;
+use common::leontief as run;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn case(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../datasets/paper-examples")
         .join(name)
-}
-
-fn run(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_leontief"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

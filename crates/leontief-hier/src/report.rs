@@ -58,7 +58,7 @@ impl Report<'_> {
         )
     }
 
-    fn user_sentence(&self, u: usize, level: f64, load: &[Vec<f64>]) -> String {
+    fn user_sentence(&self, u: usize, level: f64, load: &[Vec<f64>], used: &[f64]) -> String {
         let i = self.instance;
         let r = |r: usize| i.resources()[r].as_str();
         let why = match &self.stop[u] {
@@ -77,8 +77,7 @@ impl Report<'_> {
             Some(Stop::Capacity) if self.pooled => {
                 let full: Vec<&str> = (0..i.num_resources())
                     .filter(|&q| {
-                        i.users()[u].demand[q] > 0.0
-                            && self.used(q) >= 0.999_999 * i.total_capacity()[q]
+                        i.users()[u].demand[q] > 0.0 && used[q] >= 0.999_999 * i.total_capacity()[q]
                     })
                     .map(r)
                     .collect();
@@ -96,36 +95,17 @@ impl Report<'_> {
         )
     }
 
-    fn used(&self, r: usize) -> f64 {
-        self.instance
-            .users()
-            .iter()
-            .zip(self.x)
-            .map(|(u, &x)| u.demand[r] * x)
-            .sum()
-    }
-
     fn queues(&self, x: &[f64]) -> Vec<QueueOutcome> {
         let i = self.instance;
         let m = i.num_resources();
-        let total = i.total_capacity();
+        let usages = i.queue_usage(x);
         i.queues()
             .iter()
             .enumerate()
             .map(|(q, queue)| {
                 let v = q + 1;
-                let mut usage = vec![0.0; m];
-                for &u in &self.tree.users_under[v] {
-                    for (o, &d) in usage.iter_mut().zip(&i.users()[u].demand) {
-                        *o += d * x[u];
-                    }
-                }
-                let dominant_share = usage
-                    .iter()
-                    .zip(total)
-                    .filter(|(_, &c)| c > 0.0)
-                    .map(|(&a, &c)| a / c)
-                    .fold(0.0, f64::max);
+                let usage = usages[q].clone();
+                let dominant_share = i.dominant_share_of(&usage);
                 let limit_binds: Vec<String> = queue
                     .limit
                     .as_ref()
@@ -224,8 +204,18 @@ impl Report<'_> {
                     .collect()
             })
             .collect();
+        // The pool's use of each resource, once.
+        let used: Vec<f64> = (0..i.num_resources())
+            .map(|r| {
+                i.users()
+                    .iter()
+                    .zip(self.x)
+                    .map(|(u, &x)| u.demand[r] * x)
+                    .sum()
+            })
+            .collect();
         a.explanation = (0..i.num_users())
-            .map(|u| self.user_sentence(u, levels[u], &load))
+            .map(|u| self.user_sentence(u, levels[u], &load, &used))
             .collect();
         a.objective = levels
             .iter()

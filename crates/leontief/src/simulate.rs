@@ -264,36 +264,37 @@ pub fn load_config(config: &Path, overrides: &Overrides) -> Result<Simulation, E
     }
     .map_err(|e| bad_input(e.to_string()))?;
     let mut workload = workload;
-    for (user, w) in &c.weights {
-        let n = workload
+    let user_index = |field: &str, user: &str| {
+        workload
             .users
             .iter()
             .position(|u| u == user)
             .ok_or_else(|| {
                 bad_input(format!(
-                    "weights.{user}: no user of that name in the workload"
+                    "{field}.{user}: no user of that name in the workload"
                 ))
-            })?;
-        if !(w.is_finite() && *w > 0.0) {
+            })
+    };
+    let mut weights = Vec::with_capacity(c.weights.len());
+    for (user, w) in &c.weights {
+        weights.push((user_index("weights", user)?, user, *w));
+    }
+    let mut queued = Vec::with_capacity(c.user_queues.len());
+    for (user, q) in &c.user_queues {
+        queued.push((user_index("user_queues", user)?, q.clone()));
+    }
+    for (n, user, w) in weights {
+        if !(w.is_finite() && w > 0.0) {
             return Err(bad_input(format!(
                 "weights.{user} must be finite and > 0 (got {w})"
             )));
         }
-        workload.weights[n] = *w;
+        workload.weights[n] = w;
     }
     if !c.user_queues.is_empty() || !c.queues.is_empty() {
         workload.user_queue = vec![None; workload.users.len()];
-        for (user, q) in &c.user_queues {
-            let n = workload
-                .users
-                .iter()
-                .position(|u| u == user)
-                .ok_or_else(|| {
-                    bad_input(format!(
-                        "user_queues.{user}: no user of that name in the workload"
-                    ))
-                })?;
-            workload.user_queue[n] = Some(q.clone());
+        for (n, q) in queued {
+            workload.user_queue[n] = Some(q);
         }
         workload.queues = c.queues.clone();
         // The tree's rules (names, parents, cycles, guarantees within the
