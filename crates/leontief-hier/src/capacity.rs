@@ -23,12 +23,15 @@ const STEP_SLACK: f64 = 1e-9;
 /// next).
 const KEEP: f64 = 1e-9;
 /// The most a candidate rises in the "who can still grow" LP (tasks,
-/// relative to max(1, x)).
+/// relative to max(1, x)), and at least RISE_STEP_SHARE of the cluster in
+/// dominant-share units.
 const RISE_STEP: f64 = 1e-3;
-/// A rise smaller than this fraction of that step is none (what the
-/// users' room and the step's slack free, concentrated on one user, stays
-/// below it).
-const RISE: f64 = 1e-3;
+/// See [`RISE_STEP`].
+const RISE_STEP_SHARE: f64 = 1e-5;
+/// A rise counts from this many dominant-share units: ten times below
+/// the verification's rise tolerance (1e-6), far above what the users'
+/// room and the step's slack free (about 1e-9).
+const RISE: f64 = 1e-7;
 /// A resource used to within this (relative) of its capacity is full.
 pub(crate) const FULL: f64 = 1e-9;
 
@@ -351,7 +354,9 @@ impl<B: LpBackend> Capacity<'_, B> {
                 // in the objective: an optimum then raises every user that
                 // can rise alongside the others, not only the cheapest,
                 // and one that raises nobody still proves them all stuck.
-                let step = |u: usize| RISE_STEP * x[u].max(1.0);
+                let instance = s.instance;
+                let mu = |u: usize| instance.mu(UserId(u));
+                let step = |u: usize| (RISE_STEP * x[u].max(1.0)).max(RISE_STEP_SHARE / mu(u));
                 // Those with room on a server of theirs in the last
                 // placement can rise without an LP.
                 let free = s.room(candidates, &step);
@@ -375,7 +380,7 @@ impl<B: LpBackend> Capacity<'_, B> {
                     let mut found = false;
                     let lp = s.lp()?;
                     for (j, &u) in candidates.iter().enumerate() {
-                        if stuck[j] && sol.x[z[u].0] > RISE * step(u) {
+                        if stuck[j] && sol.x[z[u].0] * mu(u) > RISE {
                             stuck[j] = false;
                             found = true;
                             lp.set_cost(z[u], 0.0)?;

@@ -156,9 +156,20 @@ pub(crate) fn fill<B: leontief_model::LpBackend>(
             blocked: &blocked,
         };
         let shares = compute(&point, rules);
-        let Some(dir) = direction(&point, &shares, rules.rescale) else {
+        let Some(mut dir) = direction(&point, &shares, rules.rescale) else {
             break;
         };
+        // Only the direction matters: scaled so that its largest rate is
+        // 1, the LPs see no coefficient of the weights' size (weights 1e4
+        // apart made rates of 2e9 and a step LP that stopped at half the
+        // capacity).
+        let top = dir.rate.iter().copied().fold(0.0, f64::max);
+        if top > 0.0 {
+            for r in dir.rate.iter_mut() {
+                *r /= top;
+            }
+            dir.until *= top;
+        }
         let mut until = dir.until;
         let mut event = dir.event;
         let mut capped = None;

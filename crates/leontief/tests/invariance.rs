@@ -209,6 +209,8 @@ proptest! {
         check_pair(&inst, &c, "drf", Compare::Tasks, true)?;
         check_pair(&inst, &c, "tsf", Compare::Tasks, true)?;
         check_pair(&inst, &c, "kdf:k=2", Compare::Tasks, true)?;
+        check_pair(&inst, &c, "hdrf", Compare::Tasks, true)?;
+        check_pair(&inst, &c, "hdrfh", Compare::Tasks, true)?;
         // Per-server DRF spends task caps server by server in input order
         // (a user's cap left after earlier servers): server order is part
         // of its definition, so it is permuted only in users and resources.
