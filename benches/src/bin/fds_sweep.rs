@@ -28,6 +28,7 @@ fn main() {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
     let inst = Instance::new(RawInstance {
         queues: None,
+        quantum: None,
         name: None,
         description: None,
         resources: (0..m).map(|r| format!("r{r}")).collect(),

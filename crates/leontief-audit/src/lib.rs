@@ -35,6 +35,7 @@ mod pareto;
 pub mod pending;
 pub mod placement;
 mod polytope;
+pub mod schedulers;
 mod total;
 pub mod verdicts;
 pub mod verify;

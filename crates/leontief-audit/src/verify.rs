@@ -63,6 +63,9 @@ pub enum Property {
     MaxTasks,
     /// Whole tasks, feasible, placement and caps honoured (heuristics).
     WholeTasks,
+    /// A production scheduler's share algorithm (`yarn-fair`, `kai`,
+    /// `volcano-proportion`, `kueue`): its printed shares recomputed.
+    Scheduler,
     /// PS-DSF (004): Definition 4, sharing incentive, envy-freeness, and
     /// the weighted max-min where a Definition-2 bottleneck exists.
     Psdsf,
@@ -158,6 +161,7 @@ pub fn verify<B: LpBackend>(
 ) -> Result<Verification, VerifyError> {
     match property {
         Property::WholeTasks => return Ok(verify_whole(instance, a)),
+        Property::Scheduler => return Ok(crate::schedulers::check(instance, a)),
         Property::Hierarchy { naive } => {
             return Ok(crate::hierarchy::check(
                 backend,
@@ -325,6 +329,7 @@ pub fn verify<B: LpBackend>(
             Property::MaxMin { .. }
             | Property::MaxTasks
             | Property::WholeTasks
+            | Property::Scheduler
             | Property::Hierarchy { .. }
             | Property::Psdsf
             | Property::Vds { .. }
@@ -452,6 +457,7 @@ fn server_subinstance(
     }
     let sub = RawInstance {
         queues: None,
+        quantum: None,
         name: None,
         description: None,
         resources: raw.resources.clone(),

@@ -27,6 +27,7 @@ fn instance(c: u64, mut index: u64) -> Instance {
     }
     let raw = RawInstance {
         queues: None,
+        quantum: None,
         name: None,
         description: None,
         resources: vec!["r1".into(), "r2".into(), "r3".into()],

@@ -54,7 +54,7 @@ fn a_queue_weight_sweep_raises_that_queue() {
         csv.to_str().unwrap(),
     ]);
     assert_eq!(code, Some(2));
-    assert!(err.contains("hdrf, hdrfh and hdrf-naive, not drf"), "{err}");
+    assert!(err.contains("hdrf, hdrfh, hdrf-naive and the schedulers' algorithms (yarn-fair, kai, volcano-proportion, kueue), not drf"), "{err}");
     let (code, _, err) = run(&[
         "sweep",
         inst.to_str().unwrap(),

@@ -250,6 +250,10 @@ pub struct Allocation {
     /// trace.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hierarchy: Option<crate::hierarchy::HierarchyDetails>,
+    /// Production schedulers' share algorithms: each queue's and user's
+    /// share and the tasks run inside it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<crate::schedulers::SchedulerDetails>,
     /// Max-min mechanisms solved by an LP: the dual certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<MaxMinCertificate>,
@@ -285,6 +289,7 @@ impl Allocation {
             gap: None,
             bbf: None,
             hierarchy: None,
+            scheduler: None,
             certificate: None,
             total_certificate: None,
             verification: None,

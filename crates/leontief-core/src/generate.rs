@@ -58,6 +58,7 @@ pub fn google_cell(n_users: usize, seed: u64) -> Instance {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let raw = RawInstance {
         queues: None,
+        quantum: None,
         name: Some(format!("google-cell-{n_users}-users-seed-{seed}")),
         description: None,
         resources: vec!["cpu".into(), "mem".into()],
@@ -87,6 +88,7 @@ pub fn heterogeneous(n_users: usize, n_servers: usize, m: usize, seed: u64) -> I
         .collect();
     let raw = RawInstance {
         queues: None,
+        quantum: None,
         name: Some(format!("heterogeneous-{n_users}x{n_servers}-seed-{seed}")),
         description: None,
         resources: (0..m).map(|r| format!("r{}", r + 1)).collect(),
@@ -569,6 +571,7 @@ pub fn family(f: &Family) -> Instance {
     });
     let raw = RawInstance {
         queues,
+        quantum: None,
         name: Some(format!(
             "shaped-{}x{}x{}-seed-{}",
             f.users, f.servers, m, f.seed

@@ -17,6 +17,7 @@ pub mod hierarchy;
 pub mod ids;
 pub mod instance;
 pub mod scaling;
+pub mod schedulers;
 pub mod shares;
 #[cfg(feature = "proptest")]
 pub mod strategies;

@@ -4,7 +4,7 @@
 //! some resources, resources nobody demands, servers lacking a resource,
 //! server classes (`count`), weights, task caps and placement lists.
 
-use crate::instance::{Instance, RawInstance, RawServer, RawUser};
+use crate::instance::{Instance, RawInstance, RawQueue, RawServer, RawUser};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -111,6 +111,7 @@ pub fn instance(shape: Shape) -> impl Strategy<Value = Instance> {
             let first = servers[0].0.clone();
             let raw = RawInstance {
                 queues: None,
+                quantum: None,
                 name: None,
                 description: None,
                 resources: (0..m).map(|r| format!("r{r}")).collect(),
@@ -153,5 +154,76 @@ pub fn instance(shape: Shape) -> impl Strategy<Value = Instance> {
                     .collect(),
             };
             Instance::new(raw).expect("strategies generate valid instances")
+        })
+}
+
+/// A queue tree over `base`'s users: `parents[q]` < q picks each queue's
+/// parent (or the root), `home[u]` each user's queue (or the root),
+/// weights, and per-queue guarantee / limit fractions of the cluster.
+#[allow(clippy::type_complexity)]
+pub fn with_tree(
+    base: &Instance,
+    parents: &[usize],
+    weights: &[f64],
+    home: &[usize],
+    bounds: &[(Option<f64>, Option<f64>)],
+) -> Instance {
+    let mut raw = base.to_raw();
+    let total = base.total_capacity();
+    let nq = parents.len();
+    let mut queues: Vec<RawQueue> = (0..nq)
+        .map(|q| RawQueue {
+            name: format!("q{q}"),
+            parent: (q > 0 && parents[q] % (q + 1) < q)
+                .then(|| format!("q{}", parents[q] % (q + 1))),
+            weight: Some(weights[q]),
+            guarantee: None,
+            limit: None,
+        })
+        .collect();
+    // Guarantees only on the root's children, at most 1/(2 nq) of the
+    // cluster each (their sum stays under the capacity).
+    for (q, (g, l)) in bounds.iter().enumerate().take(nq) {
+        if let (Some(g), None) = (g, &queues[q].parent) {
+            queues[q].guarantee = Some(total.iter().map(|c| c * g / (2.0 * nq as f64)).collect());
+        }
+        if let Some(l) = l {
+            let floor = queues[q].guarantee.clone();
+            queues[q].limit = Some(
+                total
+                    .iter()
+                    .enumerate()
+                    .map(|(r, c)| (c * l).max(floor.as_ref().map_or(0.0, |g| g[r])))
+                    .collect(),
+            );
+        }
+    }
+    for (u, user) in raw.users.iter_mut().enumerate() {
+        let h = home[u % home.len()] % (nq + 1);
+        user.queue = (h < nq).then(|| format!("q{h}"));
+    }
+    raw.queues = Some(queues);
+    Instance::new(raw).expect("a valid tree")
+}
+
+/// An instance of `shape` under a generated queue tree (up to 4 queues at
+/// any depth, weights, guarantees on the root's children, limits; users at
+/// any queue or the root), as [`with_tree`] builds it.
+pub fn tree_instance(shape: Shape) -> impl Strategy<Value = Instance> {
+    (
+        instance(shape),
+        proptest::collection::vec(0usize..8, 1..5),
+        proptest::collection::vec(prop_oneof![2 => Just(1.0), 1 => 0.25f64..4.0], 5),
+        proptest::collection::vec(0usize..8, 1..6),
+        proptest::collection::vec(
+            (
+                prop_oneof![2 => Just(None), 1 => (0.2f64..1.0).prop_map(Some)],
+                prop_oneof![2 => Just(None), 1 => (0.1f64..0.8).prop_map(Some)],
+            ),
+            5,
+        ),
+    )
+        .prop_map(|(inst, parents, weights, home, bounds)| {
+            with_tree(&inst, &parents, &weights, &home, &bounds)
         })
 }

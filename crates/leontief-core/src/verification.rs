@@ -75,6 +75,33 @@ pub struct Verification {
     /// Hierarchical mechanisms: the filling's trace replayed and checked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hierarchy: Option<HierarchyCheck>,
+    /// Production schedulers' share algorithms: the shares recomputed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler: Option<SchedulerCheck>,
+}
+
+/// The check of a production scheduler's share algorithm (`yarn-fair`,
+/// `kai`, `volcano-proportion`, `kueue`): its printed shares against an
+/// independent computation of the same shares, and the tasks inside them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SchedulerCheck {
+    /// The algorithm.
+    pub algorithm: String,
+    /// How the shares were recomputed, in words.
+    pub method: String,
+    /// Shares compared (one per queue or user and resource).
+    pub shares_checked: usize,
+    /// The largest difference between a printed share and the recomputed
+    /// one, in units of the allowance (at most 1 passes).
+    pub worst_share_error: f64,
+    /// Shares off by more than the allowance (at most 10).
+    pub mismatched: Vec<String>,
+    /// Users whose tasks are not what their share admits, or that could
+    /// take one more task where the algorithm says nothing fits (at most
+    /// 10).
+    pub tasks_mismatched: Vec<String>,
+    /// Every task whole, every limit and the cluster held.
+    pub whole_and_within: bool,
 }
 
 /// The check of a hierarchical allocation (`hdrf`, `hdrfh`,

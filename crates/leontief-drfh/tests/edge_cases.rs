@@ -186,6 +186,7 @@ fn nfc_reports_the_unique_total_with_a_certificate() {
 fn identical(n_entries: usize, count: Option<u64>) -> Instance {
     let raw = RawInstance {
         queues: None,
+        quantum: None,
         name: None,
         description: None,
         resources: vec!["cpu".into(), "mem".into(), "disk".into()],

@@ -5,7 +5,7 @@
 //! `leontief-audit`.
 
 use leontief_audit::hierarchy::check;
-use leontief_core::strategies::{config, instance, Shape};
+use leontief_core::strategies::{config, instance, tree_instance, Shape};
 use leontief_core::{Instance, RawQueue, Status};
 use leontief_drfh::maxmin::MaxMinSettings;
 use leontief_hier::{solve, Variant};
@@ -17,55 +17,6 @@ fn close(a: &[f64], b: &[f64], rel: f64) -> bool {
         && a.iter()
             .zip(b)
             .all(|(x, y)| (x - y).abs() <= rel * x.abs().max(y.abs()).max(1.0))
-}
-
-/// A queue tree over `base`'s users: `parents[q]` < q picks each queue's
-/// parent (or the root), `home[u]` each user's queue (or the root),
-/// weights, and per-queue guarantee / limit fractions of the cluster.
-#[allow(clippy::type_complexity)]
-fn with_tree(
-    base: &Instance,
-    parents: &[usize],
-    weights: &[f64],
-    home: &[usize],
-    bounds: &[(Option<f64>, Option<f64>)],
-) -> Instance {
-    let mut raw = base.to_raw();
-    let total = base.total_capacity();
-    let nq = parents.len();
-    let mut queues: Vec<RawQueue> = (0..nq)
-        .map(|q| RawQueue {
-            name: format!("q{q}"),
-            parent: (q > 0 && parents[q] % (q + 1) < q)
-                .then(|| format!("q{}", parents[q] % (q + 1))),
-            weight: Some(weights[q]),
-            guarantee: None,
-            limit: None,
-        })
-        .collect();
-    // Guarantees only on the root's children, at most 1/(2 nq) of the
-    // cluster each (their sum stays under the capacity).
-    for (q, (g, l)) in bounds.iter().enumerate().take(nq) {
-        if let (Some(g), None) = (g, &queues[q].parent) {
-            queues[q].guarantee = Some(total.iter().map(|c| c * g / (2.0 * nq as f64)).collect());
-        }
-        if let Some(l) = l {
-            let floor = queues[q].guarantee.clone();
-            queues[q].limit = Some(
-                total
-                    .iter()
-                    .enumerate()
-                    .map(|(r, c)| (c * l).max(floor.as_ref().map_or(0.0, |g| g[r])))
-                    .collect(),
-            );
-        }
-    }
-    for (u, user) in raw.users.iter_mut().enumerate() {
-        let h = home[u % home.len()] % (nq + 1);
-        user.queue = (h < nq).then(|| format!("q{h}"));
-    }
-    raw.queues = Some(queues);
-    Instance::new(raw).expect("a valid tree")
 }
 
 proptest! {
@@ -112,17 +63,8 @@ proptest! {
     }
 
     #[test]
-    fn every_tree_passes_the_independent_check(
-        inst in instance(Shape::default()),
-        parents in proptest::collection::vec(0usize..8, 1..5),
-        weights in proptest::collection::vec(prop_oneof![2 => Just(1.0), 1 => 0.25f64..4.0], 5),
-        home in proptest::collection::vec(0usize..8, 1..6),
-        bounds in proptest::collection::vec(
-            (prop_oneof![2 => Just(None), 1 => (0.2f64..1.0).prop_map(Some)],
-             prop_oneof![2 => Just(None), 1 => (0.1f64..0.8).prop_map(Some)]), 5),
-    ) {
+    fn every_tree_passes_the_independent_check(tree in tree_instance(Shape::default())) {
         let h = Highs::default();
-        let tree = with_tree(&inst, &parents, &weights, &home, &bounds);
         for (v, naive) in [(Variant::Hdrfh, false), (Variant::Hdrf, false), (Variant::Naive, true)] {
             let a = solve(&h, &tree, v).unwrap();
             prop_assert_eq!(a.status, Status::Optimal, "{:?}", v);

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::str::FromStr;
 
 /// Every mechanism name, in the order `leontief solve --help` lists them.
-pub const NAMES: [&str; 20] = [
+pub const NAMES: [&str; 24] = [
     "drf",
     "drfh",
     "kdf",
@@ -29,6 +29,10 @@ pub const NAMES: [&str; 20] = [
     "best-fit",
     "slots",
     "kdf-online",
+    "yarn-fair",
+    "kai",
+    "volcano-proportion",
+    "kueue",
     "fds",
     "gfj",
     "pnorm",
@@ -85,6 +89,18 @@ pub enum Mechanism {
         #[serde(default)]
         on_full: OnFull,
     },
+    /// YARN Fair Scheduler's per-resource fair shares over the queue
+    /// tree, and the whole tasks users run inside them.
+    YarnFair,
+    /// KAI Scheduler's per-resource division (deserved, then over-quota
+    /// by weight) over the queue tree.
+    Kai,
+    /// Volcano's proportion plugin (flat queues, deserved by weight
+    /// capped by request) with drf job order inside a queue.
+    VolcanoProportion,
+    /// Kueue's admission with fair sharing (dominant resource share
+    /// order, whole workloads, hierarchical cohorts).
+    Kueue,
     /// FDS f_{beta,lambda} on dominant shares.
     Fds {
         /// The member of the family.
@@ -490,6 +506,10 @@ impl Mechanism {
             Mechanism::BestFit { .. } => "best-fit",
             Mechanism::Slots { .. } => "slots",
             Mechanism::KdfOnline { .. } => "kdf-online",
+            Mechanism::YarnFair => "yarn-fair",
+            Mechanism::Kai => "kai",
+            Mechanism::VolcanoProportion => "volcano-proportion",
+            Mechanism::Kueue => "kueue",
             Mechanism::Fds { .. } => "fds",
             Mechanism::Gfj { .. } => "gfj",
             Mechanism::Pnorm { .. } => "pnorm",
@@ -547,6 +567,10 @@ impl Mechanism {
                 k: need_k("kdf-online")?,
                 on_full: p.on_full.unwrap_or_default(),
             },
+            "yarn-fair" => Mechanism::YarnFair,
+            "kai" => Mechanism::Kai,
+            "volcano-proportion" => Mechanism::VolcanoProportion,
+            "kueue" => Mechanism::Kueue,
             "fds" => Mechanism::Fds {
                 fairness: fairness("fds")?,
             },
@@ -823,6 +847,10 @@ mod tests {
                 k: 2,
                 on_full: OnFull::Skip,
             },
+            Mechanism::YarnFair,
+            Mechanism::Kai,
+            Mechanism::VolcanoProportion,
+            Mechanism::Kueue,
             Mechanism::Fds {
                 fairness: Fairness::Alpha(2.0),
             },

@@ -328,6 +328,7 @@ pub fn load_config(config: &Path, overrides: &Overrides) -> Result<Simulation, E
                 })
                 .collect(),
             queues: Some(c.queues.clone()),
+            quantum: None,
         };
         if let Err(e) = Instance::new(raw) {
             let issues: Vec<String> = e

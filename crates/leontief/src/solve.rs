@@ -86,6 +86,24 @@ pub(crate) fn restore_units(
             }
         }
     }
+    if let Some(s) = a.scheduler.as_mut() {
+        let back = |v: &mut Vec<f64>| {
+            for (r, x) in v.iter_mut().enumerate() {
+                *x = scaling.amount_to_original(r, *x);
+            }
+        };
+        for q in &mut s.queues {
+            back(&mut q.share);
+            back(&mut q.usage);
+            back(&mut q.request);
+        }
+        for u in &mut s.users {
+            back(&mut u.share);
+        }
+        if let Some(q) = s.quantum.as_mut() {
+            back(q);
+        }
+    }
     // BBF prices are per unit of capacity fraction: the same in any units.
 }
 
@@ -147,6 +165,17 @@ fn solve_unchecked(
             leontief_hier::HierError::Backend(b) => Error::from(b),
         })
     };
+    // A production scheduler's algorithm, with its distance to the exact
+    // hierarchical allocation on the same pooled cluster.
+    let scheduler = |s: leontief_sched::Scheduler| -> Result<leontief_core::Allocation, Error> {
+        let mut a = leontief_sched::run(instance, s).map_err(|e| bad_input(e.to_string()))?;
+        let exact = hier(leontief_hier::Variant::Hdrf)?;
+        a.gap = Some(leontief_core::details::Gap {
+            heuristic: Some(leontief_sim::gap(instance, &a, &exact)),
+            ..Default::default()
+        });
+        Ok(a)
+    };
     Ok(match mechanism {
         Mechanism::Drf => leontief_drfh::drf(instance),
         Mechanism::Drfh => leontief_drfh::drfh(highs, instance, settings).map_err(drfh_error)?,
@@ -157,6 +186,10 @@ fn solve_unchecked(
         Mechanism::Hdrf => hier(leontief_hier::Variant::Hdrf)?,
         Mechanism::Hdrfh => hier(leontief_hier::Variant::Hdrfh)?,
         Mechanism::HdrfNaive => hier(leontief_hier::Variant::Naive)?,
+        Mechanism::YarnFair => scheduler(leontief_sched::Scheduler::YarnFair)?,
+        Mechanism::Kai => scheduler(leontief_sched::Scheduler::Kai)?,
+        Mechanism::VolcanoProportion => scheduler(leontief_sched::Scheduler::VolcanoProportion)?,
+        Mechanism::Kueue => scheduler(leontief_sched::Scheduler::Kueue)?,
         Mechanism::Nfc => leontief_drfh::nfc(highs, instance).map_err(drfh_error)?,
         Mechanism::Tsf => leontief_drfh::tsf(highs, instance, settings).map_err(drfh_error)?,
         Mechanism::FirstFit => heuristic(Heuristic::FirstFit)?,

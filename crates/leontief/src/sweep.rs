@@ -94,9 +94,12 @@ pub fn sweep(
     let (instance, scaling) = original.normalised();
     let references = References::compute(&highs, &instance)?;
     if let Swept::QueueWeight(q) = &spec.swept {
-        if !matches!(spec.mechanism.as_str(), "hdrf" | "hdrfh" | "hdrf-naive") {
+        if !matches!(
+            spec.mechanism.as_str(),
+            "hdrf" | "hdrfh" | "hdrf-naive" | "yarn-fair" | "kai" | "volcano-proportion" | "kueue"
+        ) {
             return Err(crate::error::bad_input(format!(
-                "a queue's weight is swept for hdrf, hdrfh and hdrf-naive, not {}",
+                "a queue's weight is swept for hdrf, hdrfh, hdrf-naive and the schedulers' algorithms (yarn-fair, kai, volcano-proportion, kueue), not {}",
                 spec.mechanism
             )));
         }

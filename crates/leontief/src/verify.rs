@@ -25,6 +25,9 @@ pub fn verify(
         Mechanism::NaiveDrf => Property::PerServerMaxMin,
         Mechanism::Hdrf | Mechanism::Hdrfh => Property::Hierarchy { naive: false },
         Mechanism::HdrfNaive => Property::Hierarchy { naive: true },
+        Mechanism::YarnFair | Mechanism::Kai | Mechanism::VolcanoProportion | Mechanism::Kueue => {
+            Property::Scheduler
+        }
         Mechanism::Nfc => Property::MaxTasks,
         Mechanism::FirstFit
         | Mechanism::BestFit { .. }

@@ -29,6 +29,11 @@ Mechanisms (--mechanism):
   slots      Slots scheduler: --slots S per maximum server, fair share of slots (000, Sec. VI, Table II)
   kdf-online online k-DF, Algorithm 1 on whole tasks, --k K --on-full stop|skip (001, Sec. IV-D)
   (heuristics also print `gap`: their distance to exact DRFH, or to exact k-DF for kdf-online)
+  yarn-fair  YARN Fair Scheduler: per-resource fair shares over the queue tree (ComputeFairShares' bisection, min/max resources, demand caps), whole tasks inside them
+  kai        KAI Scheduler: per-resource division, deserved quota then over-quota by weight, rounded to the instance's quantum
+  volcano-proportion  Volcano's proportion plugin: flat queues, deserved by weight capped by request, drf job order inside a queue
+  kueue      Kueue fair sharing: whole workloads admitted lowest dominant resource share first, cohorts, limits
+  (scheduler algorithms print `scheduler` (every queue's and user's share) and `gap` to exact hdrf; docs/schedulers.md)
   fds        FDS f_{beta,lambda} on dominant shares: --beta B [--lambda L] or --alpha A (002; cone programs on Clarabel)
   gfj        GFJ f_{beta,lambda} on task counts: same parameters (002)
   pnorm      the p-norm family (19): --p P and the same parameters (002)

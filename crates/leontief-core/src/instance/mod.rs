@@ -37,6 +37,11 @@ pub struct RawInstance {
     /// The queue tree of the hierarchical mechanisms (absent: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queues: Option<Vec<RawQueue>>,
+    /// The unit each resource is counted in by the production schedulers'
+    /// share algorithms that round (`yarn-fair`, `kai`), in the instance's
+    /// units (absent: no rounding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Vec<f64>>,
 }
 
 /// A server entry as written in JSON.
@@ -193,6 +198,8 @@ pub struct Instance {
     total_capacity: Vec<f64>,
     /// The queue tree (empty: none).
     queues: Vec<Queue>,
+    /// `quantum`, when given.
+    quantum: Option<Vec<f64>>,
     /// Each user's queue (`None`: a child of the root).
     user_queue: Vec<Option<usize>>,
 }
@@ -252,7 +259,14 @@ impl Instance {
                 .collect(),
             queues: (!self.queues.is_empty())
                 .then(|| self.queues.iter().map(|q| q.to_raw(&self.queues)).collect()),
+            quantum: self.quantum.clone(),
         }
+    }
+
+    /// The unit each resource is counted in by the schedulers' share
+    /// algorithms that round (`None`: no rounding).
+    pub fn quantum(&self) -> Option<&[f64]> {
+        self.quantum.as_deref()
     }
 
     /// The queue tree (empty when the instance has none).
@@ -557,6 +571,9 @@ impl Instance {
             for (d, f) in u.demand.iter_mut().zip(resource_factor) {
                 *d *= f;
             }
+        }
+        for (a, f) in out.quantum.iter_mut().flatten().zip(resource_factor) {
+            *a *= f;
         }
         for q in &mut out.queues {
             for v in [q.guarantee.as_mut(), q.limit.as_mut()]

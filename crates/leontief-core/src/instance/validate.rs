@@ -103,6 +103,27 @@ impl Instance {
         if raw.servers.is_empty() {
             c.fail("servers", "is empty: at least one server is needed");
         }
+        if let Some(q) = &raw.quantum {
+            if q.len() != m {
+                c.fail(
+                    "quantum",
+                    format!("has {} entries, expected {m} (one per resource)", q.len()),
+                );
+            }
+            for (r, &x) in q.iter().enumerate() {
+                if !(x.is_finite() && x > 0.0) {
+                    c.fail(
+                        format!("quantum[{r}]"),
+                        format!("must be a finite number > 0 (got {x})"),
+                    );
+                } else if !(MIN_VALUE..=MAX_VALUE).contains(&x) {
+                    c.fail(
+                        format!("quantum[{r}]"),
+                        format!("is {x:e}, outside the representable range [{MIN_VALUE:e}, {MAX_VALUE:e}]"),
+                    );
+                }
+            }
+        }
         let server_index = c.unique_names(
             "servers",
             raw.servers.iter().map(|s| s.name.as_str()),
@@ -343,6 +364,7 @@ impl Instance {
             total_capacity,
             queues,
             user_queue,
+            quantum: raw.quantum,
         })
     }
 

@@ -41,6 +41,7 @@ pub(crate) fn part_of(
 ) -> RawInstance {
     RawInstance {
         queues: None,
+        quantum: None,
         name: None,
         description: None,
         resources: instance.resources().to_vec(),

@@ -104,6 +104,7 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
         .collect();
     let raw = RawInstance {
         queues: instance.raw_queues(),
+        quantum: instance.quantum().map(<[f64]>::to_vec),
         name: instance.name().map(str::to_string),
         description: None,
         resources: instance.resources().to_vec(),

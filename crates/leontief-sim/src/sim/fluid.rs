@@ -126,6 +126,7 @@ pub(crate) fn fluid<B: LpBackend>(
         }
         let raw = RawInstance {
             queues: (hierarchical && !workload.queues.is_empty()).then(|| workload.queues.clone()),
+            quantum: None,
             name: None,
             description: None,
             resources: cluster.resources.clone(),

@@ -352,6 +352,7 @@ pub fn alibaba_gpu(
         Imported {
             instance: RawInstance {
                 queues,
+                quantum: None,
                 name: Some("alibaba gpu trace".into()),
                 description: None,
                 resources: vec!["cpu".into(), "memory".into(), "gpu".into()],

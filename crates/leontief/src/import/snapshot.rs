@@ -187,6 +187,7 @@ impl Snapshot {
             Imported {
                 instance: RawInstance {
                     queues: None,
+                    quantum: None,
                     name: Some(self.name),
                     description: None,
                     resources: self.resources,
