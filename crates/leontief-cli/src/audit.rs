@@ -20,8 +20,11 @@ pub(crate) fn cmd(args: &AuditArgs) -> Result<(), Failure> {
         return crate::probe::cmd(&instance, spec, args);
     }
     let Some(path) = &args.allocation else {
+        if !matches!(args.against.as_str(), "auto" | "none" | "") {
+            return crate::compare::cmd(&instance, args);
+        }
         return Err(bad_input(
-            "audit needs an ALLOCATION (or --probe-sp MECHANISM)",
+            "audit needs an ALLOCATION (or --probe-sp MECHANISM, or --against MECHANISMS to compare their answers on INSTANCE)",
         ));
     };
     let text =

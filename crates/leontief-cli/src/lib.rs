@@ -10,6 +10,7 @@ pub mod args;
 mod audit;
 pub mod bbf;
 pub mod cases;
+mod compare;
 mod demo;
 mod failure;
 mod fig4;

@@ -347,6 +347,28 @@ fn audit(
     serde_json::to_string(&report).map_err(|e| LeontiefError::new_err(e.to_string()))
 }
 
+/// compare_algorithms(instance_json, against, verify="auto", time_limit=None):
+/// the mechanisms' own answers on the instance per queue, the first exact
+/// hierarchical one (hdrf, hdrfh; default hdrf) the reference (JSON).
+#[pyfunction]
+#[pyo3(signature = (instance_json, against, verify="auto", time_limit=None))]
+fn compare_algorithms(
+    py: Python<'_>,
+    instance_json: &str,
+    against: &str,
+    verify: &str,
+    time_limit: Option<f64>,
+) -> PyResult<String> {
+    let inst = instance(instance_json)?;
+    let mechanisms = leontief::audit::parse_against(against)
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mode = options(verify, time_limit)?.verify;
+    let report = py
+        .allow_threads(|| leontief::audit::compare_algorithms(&inst, &mechanisms, mode, time_limit))
+        .map_err(to_py)?;
+    serde_json::to_string(&report).map_err(|e| LeontiefError::new_err(e.to_string()))
+}
+
 /// import_google_trace(task_events_path, machine_events_path, at, group_by="user", merge="refuse", uncapped=False):
 /// a Google cluster-data 2011 snapshot at `at` seconds as (instance JSON,
 /// tasks N x K, summary JSON).
@@ -460,6 +482,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(audit, m)?)?;
+    m.add_function(wrap_pyfunction!(compare_algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(import_kubernetes, m)?)?;
     m.add_function(wrap_pyfunction!(probe_sp, m)?)?;
     m.add_function(wrap_pyfunction!(import_google_trace, m)?)?;

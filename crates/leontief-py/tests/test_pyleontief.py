@@ -428,3 +428,27 @@ def test_prices_as_numpy():
     assert nfc.cap_prices.tolist() == [0.0, 0.0]
     assert abs((caps * nfc.prices).sum() - nfc.user_tasks.sum()) < 1e-6
     assert fig1.cap_prices is None
+
+
+def test_schedulers_beside_the_exact_answer():
+    inst = {
+        "resources": ["cpu", "mem"],
+        "servers": [{"name": "pool", "capacity": [10, 10]}],
+        "queues": [{"name": "A"}, {"name": "B"}],
+        "users": [
+            {"name": "a", "demand": [1, 0.1], "tasks": 10, "queue": "A"},
+            {"name": "b", "demand": [0.1, 1], "tasks": 10, "queue": "B"},
+        ],
+    }
+    s = lt.solve(inst, "yarn-fair")
+    assert s.verified and list(s["user_tasks"]) == [9.0, 9.0]
+    assert s["scheduler"]["queues"][0]["share"] == [9.0, 1.0]
+    r = lt.compare_algorithms(inst, ["hdrf", "yarn-fair", "kai", "volcano-proportion", "kueue"])
+    assert r["reference"]["mechanism"] == "hdrf"
+    assert [a["mechanism"] for a in r["algorithms"]] == ["yarn-fair", "kai", "volcano-proportion", "kueue"]
+    assert all(abs(a["fairness_percent"] - 99.0) < 1e-9 for a in r["algorithms"])
+    with pytest.raises(ValueError):
+        lt.compare_algorithms(inst, ["nosuch"])
+    bad = dict(inst, quantum=[1, -1])
+    with pytest.raises(ValueError, match=r"quantum\[1\]"):
+        lt.solve(bad, "yarn-fair")

@@ -11,8 +11,10 @@ pub struct AuditArgs {
     /// The allocation: the allocation JSON `leontief solve` prints (dense
     /// `tasks` or sparse `tasks_sparse`), or a CSV (`.csv`) with the
     /// columns user,server,tasks (names; rows of one pair add up). Not
-    /// with --probe-sp.
-    #[arg(required_unless_present = "probe_sp")]
+    /// with --probe-sp. Without it, --against MECHANISMS compares the
+    /// mechanisms' own answers on INSTANCE per queue (the schedulers'
+    /// share algorithms beside the exact hierarchical answer).
+    #[arg(required_unless_present_any = ["probe_sp", "against"])]
     pub allocation: Option<PathBuf>,
     /// Probe MECHANISM (a spec string) for strategy-proofness on INSTANCE
     /// instead: search misreported demands per user and report the

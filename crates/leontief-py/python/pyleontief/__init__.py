@@ -42,6 +42,7 @@ __all__ = [
     "simulate",
     "audit",
     "AuditReport",
+    "compare_algorithms",
     "import_kubernetes",
     "import_google_trace",
     "probe_sp",
@@ -534,6 +535,35 @@ def audit(
     return AuditReport(
         json.loads(_core.audit(_instance_json(instance), text, csv, against, verify, time_limit, exact))
     )
+
+
+def compare_algorithms(
+    instance: Any,
+    against: Iterable[str] | str,
+    *,
+    verify: str = "auto",
+    time_limit: Optional[float] = None,
+) -> dict:
+    """The production schedulers' share algorithms beside the exact
+    hierarchical answer on ``instance`` (queues as a dict in the instance
+    format): per queue each mechanism's share, tasks and dominant share
+    against the reference (the first of "hdrf" or "hdrfh" in ``against``,
+    default "hdrf"), percent fairness and efficiency, the queues that lose
+    most and why, and sharing incentive (guarantees), envy-freeness and
+    Pareto optimality with witnesses (docs/schedulers.md).
+
+    >>> import pyleontief as lt
+    >>> inst = {"resources": ["cpu", "mem"], "servers": [{"name": "pool", "capacity": [10, 10]}],
+    ...         "queues": [{"name": "A"}, {"name": "B"}],
+    ...         "users": [{"name": "a", "demand": [1, 0.1], "tasks": 10, "queue": "A"},
+    ...                   {"name": "b", "demand": [0.1, 1], "tasks": 10, "queue": "B"}]}
+    >>> r = lt.compare_algorithms(inst, ["hdrf", "yarn-fair"])
+    >>> round(r["algorithms"][0]["fairness_percent"], 6), r["algorithms"][0]["queues"][0]["share"]
+    (99.0, [9.0, 1.0])
+    """
+    if not isinstance(against, str):
+        against = ",".join(against)
+    return json.loads(_core.compare_algorithms(_instance_json(instance), against, verify, time_limit))
 
 
 def import_kubernetes(

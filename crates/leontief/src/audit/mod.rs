@@ -18,11 +18,15 @@
 //! assert_eq!(drfh.lost_most[0].user, "u2");
 //! ```
 
+mod algorithms;
 mod compare;
 mod exact;
 mod probe;
 mod read;
 
+pub use algorithms::{
+    compare_algorithms, Algorithm, AlgorithmsReport, Property, QueueLine, QueueLoss,
+};
 pub use compare::{compare, Comparison, Ratio};
 pub use exact::{exact, exact_into, suggest_exact};
 pub use leontief_audit::exact::ExactCheck;
