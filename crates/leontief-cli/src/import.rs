@@ -1,7 +1,7 @@
 //! `leontief import`: a real cluster snapshot as an instance and its
 //! allocation.
 
-use crate::args::{AlibabaGpuArgs, GoogleTraceArgs, KubernetesArgs};
+use crate::args::{AlibabaGpuArgs, GoogleTraceArgs, KubernetesArgs, KueueArgs, YarnArgs};
 use crate::failure::{bad_input, Failure};
 use anyhow::Context;
 use leontief::audit::AllocationFormat;
@@ -86,6 +86,53 @@ pub(crate) fn alibaba_gpu(args: &AlibabaGpuArgs) -> Result<(), Failure> {
         serde_json::to_string_pretty(&imported.summary).context("serialising")?
     );
     Ok(())
+}
+
+pub(crate) fn kueue(args: &KueueArgs) -> Result<(), Failure> {
+    check_outputs(&args.instance, &args.allocation)?;
+    let local = args.local_queues.as_deref().map(read_file).transpose()?;
+    let imported = leontief::import::kueue(
+        &read_file(&args.cluster_queues)?,
+        &read_file(&args.cohorts)?,
+        &read_file(&args.workloads)?,
+        local.as_deref(),
+    )?;
+    write(&imported, &args.instance, &args.allocation)
+}
+
+pub(crate) fn yarn(args: &YarnArgs) -> Result<(), Failure> {
+    check_outputs(&args.instance, &args.allocation)?;
+    let cluster = match (&args.metrics, &args.capacity) {
+        (Some(p), _) => leontief::import::cluster_metrics(&read_file(p)?)?,
+        (None, Some(c)) => {
+            let parts: Vec<f64> = c
+                .split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad_input(format!("--capacity {c}: give MB,VCORES")))?;
+            match parts.as_slice() {
+                [mb, vc] if *mb > 0.0 && *vc > 0.0 && mb.is_finite() && vc.is_finite() => {
+                    [*mb, *vc]
+                }
+                _ => {
+                    return Err(bad_input(format!(
+                        "--capacity {c}: give MB,VCORES, both > 0"
+                    )))
+                }
+            }
+        }
+        (None, None) => {
+            return Err(bad_input(
+                "give --metrics METRICS.json or --capacity MB,VCORES",
+            ))
+        }
+    };
+    let imported = leontief::import::yarn(
+        &read_file(&args.allocation_file)?,
+        &read_file(&args.apps)?,
+        cluster,
+    )?;
+    write(&imported, &args.instance, &args.allocation)
 }
 
 fn check_outputs(instance: &Path, allocation: &Path) -> Result<(), Failure> {

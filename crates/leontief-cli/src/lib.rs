@@ -82,6 +82,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Import::Kubernetes(args) => import::kubernetes(&args),
             Import::GoogleTrace(args) => import::google_trace(&args),
             Import::AlibabaGpu(args) => import::alibaba_gpu(&args),
+            Import::Kueue(args) => import::kueue(&args),
+            Import::Yarn(args) => import::yarn(&args),
         },
         Command::Validate { instance } => validate::cmd(&instance),
         Command::Simulate { args } => simulate::cmd(&args),

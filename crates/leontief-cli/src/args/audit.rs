@@ -193,3 +193,53 @@ pub struct KdfTable1Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
+
+/// `leontief import kueue`.
+#[derive(clap::Args, Debug)]
+pub struct KueueArgs {
+    /// `kubectl get clusterqueues -o json` output.
+    pub cluster_queues: PathBuf,
+    /// `kubectl get cohorts -o json` output (an empty list when the
+    /// cohorts are implicit).
+    pub cohorts: PathBuf,
+    /// `kubectl get workloads -A -o json` output.
+    pub workloads: PathBuf,
+    /// `kubectl get localqueues -A -o json` output: the ClusterQueue of
+    /// each workload not yet admitted.
+    #[arg(long)]
+    pub local_queues: Option<PathBuf>,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (admitted pods) here: CSV for a `.csv` path,
+    /// the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+}
+
+/// `leontief import yarn`.
+#[derive(clap::Args, Debug)]
+pub struct YarnArgs {
+    /// The Fair Scheduler allocation file (`fair-scheduler.xml`).
+    pub allocation_file: PathBuf,
+    /// The ResourceManager's `ws/v1/cluster/apps` JSON.
+    pub apps: PathBuf,
+    /// The ResourceManager's `ws/v1/cluster/metrics` JSON (the cluster's
+    /// totalMB and totalVirtualCores); or give --capacity.
+    #[arg(
+        long,
+        conflicts_with = "capacity",
+        required_unless_present = "capacity"
+    )]
+    pub metrics: Option<PathBuf>,
+    /// The cluster's total as MB,VCORES.
+    #[arg(long, value_name = "MB,VCORES")]
+    pub capacity: Option<String>,
+    /// Write the instance here.
+    #[arg(long)]
+    pub instance: PathBuf,
+    /// Write the allocation (running containers) here: CSV for a `.csv`
+    /// path, the allocation JSON otherwise.
+    #[arg(long)]
+    pub allocation: PathBuf,
+}

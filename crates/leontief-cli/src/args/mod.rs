@@ -239,6 +239,16 @@ pub(crate) enum Import {
     /// The trace does not say where a task ran: the instance only.
     #[command(name = "alibaba-gpu")]
     AlibabaGpu(AlibabaGpuArgs),
+    /// A Kueue configuration (`kubectl get clusterqueues|cohorts|workloads
+    /// -o json`): flavor/resource pairs are resources, the pool holds every
+    /// quota, cohorts and ClusterQueues are queues (nominal quota the
+    /// guarantee, plus borrowing limit the limit), workload pod sets are
+    /// users; the allocation is the admitted pods.
+    Kueue(KueueArgs),
+    /// A YARN Fair Scheduler configuration: the allocation file's queue
+    /// tree and the ResourceManager's applications (ws/v1/cluster/apps);
+    /// the allocation is the running containers.
+    Yarn(YarnArgs),
 }
 
 /// `leontief repro` targets.

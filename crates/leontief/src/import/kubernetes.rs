@@ -55,7 +55,7 @@ pub struct KubernetesOptions {
     pub uncapped: bool,
 }
 
-fn items<'a>(v: &'a Value, file: &str) -> Result<&'a Vec<Value>, Error> {
+pub(crate) fn items<'a>(v: &'a Value, file: &str) -> Result<&'a Vec<Value>, Error> {
     v.get("items").and_then(Value::as_array).ok_or_else(|| {
         bad_input(format!(
             "{file}: no \"items\" array (expected `kubectl get {file} -o json`)"
@@ -71,7 +71,7 @@ fn quantities(v: Option<&Value>, at: &str) -> Result<Map<String, Value>, Error> 
     }
 }
 
-fn quantity(v: &Value, at: &str) -> Result<f64, Error> {
+pub(crate) fn quantity(v: &Value, at: &str) -> Result<f64, Error> {
     let q = match v {
         Value::String(s) => parse_quantity(s).map_err(|e| bad_input(format!("{at}: {e}")))?,
         Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
@@ -204,7 +204,7 @@ fn user_key(pod: &Value, group: &GroupBy) -> String {
 }
 
 /// The document of `file` as JSON, with a hint when it is YAML.
-fn document(text: &str, file: &str) -> Result<Value, Error> {
+pub(crate) fn document(text: &str, file: &str) -> Result<Value, Error> {
     serde_json::from_str(text).map_err(|e| {
         let yaml = text.trim_start().starts_with("apiVersion:")
             || text.trim_start().starts_with("items:")

@@ -5,17 +5,21 @@ mod alibaba;
 mod alibaba_workload;
 mod google;
 mod kubernetes;
+mod kueue;
 mod placement;
 mod quantity;
 mod snapshot;
+mod yarn;
 
 pub(crate) use alibaba::read_nodes;
 pub use alibaba::{alibaba_gpu, AlibabaGroup, AlibabaOptions};
 pub use alibaba_workload::alibaba_workload;
 pub use google::{google_trace, TraceGroup, TraceOptions};
 pub use kubernetes::{kubernetes, pod_request, GroupBy, KubernetesOptions};
+pub use kueue::{kueue, MAX_KUEUE_OBJECTS};
 pub use quantity::{parse_quantity, QuantityError};
 pub use snapshot::{ImportSummary, Imported, Merge};
+pub use yarn::{cluster_metrics, yarn, MAX_YARN_OBJECTS};
 
 use leontief_core::RawInstance;
 

@@ -51,6 +51,10 @@ pub struct ImportSummary {
     pub examples: Vec<String>,
     /// The resources and their units.
     pub resources: Vec<String>,
+    /// What the import took in a way a reader must know (fields not
+    /// modelled, objects implied).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl ImportSummary {
