@@ -22,6 +22,7 @@ mod output;
 pub mod plot;
 mod probe;
 pub mod repro;
+mod sched_table;
 pub mod simulate;
 mod solve;
 pub mod sweep;
@@ -102,6 +103,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
             Repro::FdsProp2(args) => repro::fds_prop2(&args),
             Repro::SimFig4(args) => fig4::cmd(&args),
             Repro::FdsContours(args) => repro::fds_contours(&args),
+            Repro::SchedulersTable(args) => sched_table::cmd(&args),
         },
         Command::Sweep { instance, args } => sweep::cmd(&instance, &args),
         Command::Generate {

@@ -312,6 +312,25 @@ fn the_hdrfh_scheduler_shares_by_queue() {
         "{}",
         d["shares"]
     );
+    // The schedulers' share algorithms split by queue too (the pool of 12
+    // CPUs: 6 each, A's 6 tasks over its three users); Kueue admits A's
+    // workloads in order of creation, so a1 holds all of A's.
+    for s in ["yarn-fair", "kai", "volcano-proportion"] {
+        let r = simulate(&p, &["--scheduler", s]);
+        conserved(&r);
+        assert!(
+            (share(&r, 3) / share(&r, 0) - 3.0).abs() < 1e-6,
+            "{s}: {}",
+            r["shares"]
+        );
+    }
+    let k = simulate(&p, &["--scheduler", "kueue"]);
+    conserved(&k);
+    assert!(
+        (share(&k, 3) - share(&k, 0)).abs() < 1e-9 && share(&k, 1) == 0.0,
+        "{}",
+        k["shares"]
+    );
     // An unknown queue is named.
     std::fs::write(
         &p,

@@ -16,7 +16,9 @@
 //! limit); every quota is lendable. The dominant resource share of a
 //! child is `max_r floor(1000 x borrowed_r / lendable_r)` divided by its
 //! weight (in thousandths, truncated, as Kueue computes it), where
-//! borrowed is its usage above its quota and lendable its parent's quota.
+//! borrowed is its usage above its quota and lendable what its parent's
+//! subtree can potentially get (the cluster, capped by every limit on the
+//! parent's path: `calculateLendable` over `potentialAvailable`).
 
 use crate::tree::{Child, Tree};
 use crate::Outcome;
@@ -34,6 +36,10 @@ pub(crate) struct Kueue<'a> {
     /// Each node's quota (nominal, or its children's), the root's the
     /// cluster.
     quota: Vec<Vec<f64>>,
+    /// What each node's subtree can potentially get (Kueue's
+    /// `calculateLendable` over `potentialAvailable`): the cluster, capped
+    /// by every limit on the node's path to the root.
+    lendable: Vec<Vec<f64>>,
     /// Each node's usage.
     pub usage: Vec<Vec<f64>>,
     /// Each user's admitted tasks.
@@ -72,6 +78,17 @@ impl<'a> Kueue<'a> {
                 q
             };
         }
+        let mut lendable = vec![total.to_vec(); nodes];
+        for v in tree.top_down() {
+            if let Some(p) = tree.parent[v] {
+                lendable[v] = lendable[p].clone();
+            }
+            if let Some(l) = &tree.limit[v] {
+                for (a, b) in lendable[v].iter_mut().zip(l) {
+                    *a = a.min(*b);
+                }
+            }
+        }
         let done = (0..tree.user_node.len())
             .map(|u| tree.user_max_tasks[u] < 1.0)
             .collect();
@@ -80,6 +97,7 @@ impl<'a> Kueue<'a> {
             total,
             demand,
             quota,
+            lendable,
             usage: vec![vec![0.0; m]; nodes],
             tasks: vec![0.0; tree.user_node.len()],
             done,
@@ -90,25 +108,20 @@ impl<'a> Kueue<'a> {
     /// The dominant resource share of child `c` of `parent` with `extra`
     /// more usage, as Kueue computes it (thousandths, truncated).
     pub fn drs(&self, parent: usize, c: Child, extra: &[f64]) -> f64 {
-        let (usage, quota, weight): (&[f64], Option<&[f64]>, f64) = match c {
-            Child::Node(w) => (&self.usage[w], Some(&self.quota[w]), self.tree.weight[w]),
+        let lendable = &self.lendable[parent];
+        match c {
+            Child::Node(w) => drs_of(
+                &self.usage[w],
+                Some(&self.quota[w]),
+                extra,
+                lendable,
+                self.tree.weight[w],
+            ),
             Child::User(u) => {
-                let d = self.demand[u];
-                return self.user_drs(parent, u, d, extra);
+                let usage: Vec<f64> = self.demand[u].iter().map(|&x| x * self.tasks[u]).collect();
+                drs_of(&usage, None, extra, lendable, self.tree.user_weight[u])
             }
-        };
-        drs_of(usage, quota, extra, &self.quota[parent], weight)
-    }
-
-    fn user_drs(&self, parent: usize, u: usize, d: &[f64], extra: &[f64]) -> f64 {
-        let usage: Vec<f64> = d.iter().map(|&x| x * self.tasks[u]).collect();
-        drs_of(
-            &usage,
-            None,
-            extra,
-            &self.quota[parent],
-            self.tree.user_weight[u],
-        )
+        }
     }
 
     /// Does one more task of user `u` fit (every limit on its path, and

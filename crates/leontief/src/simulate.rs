@@ -26,11 +26,14 @@
 //!   [{"name", "demand", "weight"?, "jobs": [{"submit", "tasks",
 //!   "duration"}]}]}`;
 //! * `scheduler`: first-fit, best-fit (with `normaliser`, a resource
-//!   name), slots (with `slots`), drfh (exact, divisible tasks), or hdrfh
-//!   (exact hierarchical DRFH over `queues`, divisible tasks);
+//!   name), slots (with `slots`), drfh (exact, divisible tasks), hdrfh
+//!   (exact hierarchical DRFH over `queues`, divisible tasks), or a
+//!   production scheduler's share algorithm over `queues` (yarn-fair, kai,
+//!   volcano-proportion, kueue: the pooled cluster, whole tasks,
+//!   docs/schedulers.md), recomputed at every event;
 //! * `queues` (the instance format's queue list) and `user_queues`
-//!   (`{"user name": "queue"}`, default the root): the tree hdrfh shares
-//!   the cluster by;
+//!   (`{"user name": "queue"}`, default the root): the tree hdrfh and the
+//!   share algorithms share the cluster by;
 //! * `horizon`, `sample_interval` (seconds), `dedicated` (also run each
 //!   user on its dedicated cloud, Fig. 8), `dedicated_seed`, `weights`
 //!   (`{"user name": w}`: weighted shares order the users; default 1).
@@ -146,9 +149,13 @@ fn parse_scheduler(
         },
         "drfh" => Scheduler::Drfh,
         "hdrfh" => Scheduler::Hdrfh,
+        "yarn-fair" => Scheduler::YarnFair,
+        "kai" => Scheduler::Kai,
+        "volcano-proportion" => Scheduler::VolcanoProportion,
+        "kueue" => Scheduler::Kueue,
         other => {
             return Err(bad_input(format!(
-                "scheduler {other}: use first-fit, best-fit, slots, drfh or hdrfh"
+                "scheduler {other}: use first-fit, best-fit, slots, drfh, hdrfh, yarn-fair, kai, volcano-proportion or kueue"
             )))
         }
     })

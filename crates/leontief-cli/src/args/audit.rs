@@ -243,3 +243,22 @@ pub struct YarnArgs {
     #[arg(long)]
     pub allocation: PathBuf,
 }
+
+/// `leontief repro schedulers-table`.
+#[derive(clap::Args, Debug)]
+pub struct SchedTableArgs {
+    /// The Alibaba GPU trace's folder (openb_node_list_all_node.csv,
+    /// openb_pod_list_default.csv); default $LEONTIEF_ALIBABA_DIR; without
+    /// either the Alibaba rows are left out, and the output says so.
+    #[arg(long)]
+    pub alibaba: Option<PathBuf>,
+    /// Users of each generated cluster (1 to 100,000).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub users: u64,
+    /// Servers of each generated cluster (1 to 100,000).
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub servers: u64,
+    /// Seeds of each generated shape (1 to 100).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub seeds: u64,
+}

@@ -51,7 +51,8 @@ Config (JSON; paths relative to its folder):
                             \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
              {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
   scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh | hdrfh
-  queues     the queue tree hdrfh shares by (the instance format's \"queues\"), user_queues {\"user name\": \"queue\"}
+             | yarn-fair | kai | volcano-proportion | kueue (the schedulers' share algorithms, pooled, whole tasks)
+  queues     the queue tree hdrfh and the share algorithms use (the instance format's \"queues\"), user_queues {\"user name\": \"queue\"}
   horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed,
   weights ({\"user name\": w}, default 1)
 Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";
@@ -279,4 +280,9 @@ pub(crate) enum Repro {
     /// (beta, lambda) grid, one contour per capacity of a resource (CSV).
     #[command(name = "fds-contours")]
     FdsContours(ContoursArgs),
+    /// The measured table of docs/schedulers.md: the production
+    /// schedulers' share algorithms against exact hdrf on the Alibaba GPU
+    /// cluster in queues and on generated hierarchical clusters.
+    #[command(name = "schedulers-table")]
+    SchedulersTable(SchedTableArgs),
 }

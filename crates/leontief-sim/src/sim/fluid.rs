@@ -1,5 +1,6 @@
 //! The fluid engine: exact DRFH (or hierarchical DRFH over the
-//! workload's queues) at every event, processor sharing.
+//! workload's queues, or a production scheduler's share algorithm over
+//! them) at every event, processor sharing.
 
 use super::*;
 use crate::workload::Workload;
@@ -9,12 +10,12 @@ use leontief_model::LpBackend;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// The exact DRFH engine (`hierarchical`: hdrfh), divisible tasks with
-/// processor sharing.
+/// The fluid engine for `scheduler` (drfh, hdrfh, or a scheduler's share
+/// algorithm), processor sharing.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fluid<B: LpBackend>(
     backend: &B,
-    hierarchical: bool,
+    scheduler: &Scheduler,
     cluster: &Cluster,
     workload: &Workload,
     horizon: f64,
@@ -26,6 +27,7 @@ pub(crate) fn fluid<B: LpBackend>(
     let nu = workload.users.len();
     let m = cluster.resources.len();
     let classes = cluster.classes();
+    let hierarchical = *scheduler != Scheduler::Drfh;
     let tasks = &workload.tasks;
     // Per user: outstanding tasks by virtual finish time, virtual clock,
     // demand sum, allocation x_n.
@@ -164,7 +166,12 @@ pub(crate) fn fluid<B: LpBackend>(
             time: t,
             reason: e.to_string(),
         })?;
-        let a = if hierarchical {
+        let a = if let Some(s) = scheduler.share() {
+            leontief_sched::run(&inst, s).map_err(|e| SimRunError::Solve {
+                time: t,
+                reason: e.to_string(),
+            })?
+        } else if hierarchical {
             leontief_hier::solve(backend, &inst, leontief_hier::Variant::Hdrfh).map_err(|e| {
                 SimRunError::Solve {
                     time: t,

@@ -65,9 +65,14 @@ pub fn simulate<B: LpBackend>(
     let pool = cluster.pool();
     let mut ledger = Ledger::new(workload);
     let (events, decisions, max_overcommit, running, waiting) = match settings.scheduler {
-        Scheduler::Drfh | Scheduler::Hdrfh => fluid(
+        Scheduler::Drfh
+        | Scheduler::Hdrfh
+        | Scheduler::YarnFair
+        | Scheduler::Kai
+        | Scheduler::VolcanoProportion
+        | Scheduler::Kueue => fluid(
             backend,
-            settings.scheduler == Scheduler::Hdrfh,
+            &settings.scheduler,
             cluster,
             workload,
             horizon,

@@ -100,6 +100,15 @@ pub enum Scheduler {
     /// with global dominant shares), divisible tasks, recomputed at every
     /// event.
     Hdrfh,
+    /// YARN Fair Scheduler's shares over the workload's queue tree on the
+    /// pooled cluster, whole tasks, recomputed at every event.
+    YarnFair,
+    /// KAI Scheduler's division, likewise.
+    Kai,
+    /// Volcano's proportion plugin, likewise.
+    VolcanoProportion,
+    /// Kueue's fair-sharing admission, likewise.
+    Kueue,
 }
 
 impl Scheduler {
@@ -111,6 +120,21 @@ impl Scheduler {
             Scheduler::Slots { .. } => "slots",
             Scheduler::Drfh => "drfh",
             Scheduler::Hdrfh => "hdrfh",
+            Scheduler::YarnFair => "yarn-fair",
+            Scheduler::Kai => "kai",
+            Scheduler::VolcanoProportion => "volcano-proportion",
+            Scheduler::Kueue => "kueue",
+        }
+    }
+
+    /// The production scheduler's share algorithm this runs, if it is one.
+    pub fn share(&self) -> Option<leontief_sched::Scheduler> {
+        match self {
+            Scheduler::YarnFair => Some(leontief_sched::Scheduler::YarnFair),
+            Scheduler::Kai => Some(leontief_sched::Scheduler::Kai),
+            Scheduler::VolcanoProportion => Some(leontief_sched::Scheduler::VolcanoProportion),
+            Scheduler::Kueue => Some(leontief_sched::Scheduler::Kueue),
+            _ => None,
         }
     }
 }
