@@ -42,7 +42,7 @@ fn the_worked_case_is_compared_per_queue_with_the_exact_answer() {
     assert_eq!(yarn["queues"][0]["share"], serde_json::json!([9.0, 1.0]));
     let why = yarn["lost_most"][0]["why"].as_str().unwrap();
     assert!(
-        why.contains("cpu share binds") && why.contains("mem share goes unused"),
+        why.contains("fit 9 tasks") && why.contains("10.0% of its mem share goes unused"),
         "{why}"
     );
     let (code, table, err) = run(&[

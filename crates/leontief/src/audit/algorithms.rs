@@ -290,65 +290,67 @@ fn why(instance: &Instance, s: &Solution, q: usize, line: &QueueLine) -> String 
         return "a different allocation rule".into();
     };
     let share = &d.queues[q].share;
-    let usage = &line.usage;
-    // The per-resource algorithms: a share the Leontief demand cannot use.
-    let used: Vec<Option<f64>> = share
+    // The resource of the queue's share that goes most unused.
+    let idle = share
         .iter()
-        .zip(usage)
-        .map(|(&sh, &u)| (sh > 0.0).then(|| u / sh))
-        .collect();
-    let binding = used
-        .iter()
+        .zip(&line.usage)
         .enumerate()
-        .filter_map(|(r, f)| f.map(|f| (r, f)))
+        .filter(|(_, (&sh, _))| sh > 0.0)
+        .map(|(r, (&sh, &u))| (r, 1.0 - u / sh))
         .max_by(|a, b| a.1.total_cmp(&b.1));
-    let idle = used
-        .iter()
-        .enumerate()
-        .filter_map(|(r, f)| f.map(|f| (r, f)))
-        .min_by(|a, b| a.1.total_cmp(&b.1));
+    let idle_text = match idle {
+        Some((r, f)) if f > 0.01 => format!(
+            "{:.1}% of its {} share goes unused: the per-resource split ignores that its tasks need the resources together",
+            100.0 * f,
+            resources[r]
+        ),
+        _ => "it uses its whole share".into(),
+    };
+    let mine: Vec<UserId> = instance
+        .user_ids()
+        .filter(|&n| under(instance, n, q))
+        .collect();
+    let starved = mine.iter().filter(|n| d.users[n.0].tasks == 0.0).count();
     match d.algorithm.as_str() {
         "kueue" => {
-            let drs = d.queues[q].drs.unwrap_or(0.0);
+            let fifo = if starved > 0 && starved < mine.len() {
+                format!(
+                    "; inside a ClusterQueue workloads go first come first served: {starved} of its {} users got nothing",
+                    mine.len()
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "admitted in dominant-resource-share order over the cohort's quota (its share ended at {drs} per mille of what it borrows); whole workloads: nothing more of it fits a limit or the cluster"
+                "admitted in dominant-resource-share order (its share ended at {} per mille of what it may borrow); nothing more of it fits a limit or the cluster{fifo}",
+                d.queues[q].drs.unwrap_or(0.0)
             )
         }
-        _ => match (binding, idle) {
-            (Some((rb, fb)), Some((ri, fi))) if fb > 0.999 && fi < fb - 0.01 => format!(
-                "its {} share binds (uses {:.1}% of it) while {:.1}% of its {} share goes unused: the per-resource split ignores that its tasks need the resources together",
-                resources[rb],
-                100.0 * fb,
-                100.0 * (1.0 - fi),
-                resources[ri]
-            ),
-            (Some((rb, _)), _) => {
-                let rounded = d.quantum.is_some();
-                let whole = instance.user_ids().filter(|&n| under(instance, n, q)).any(|n: UserId| {
-                    let u = &d.users[n.0];
+        "volcano-proportion" => format!("its deserved vector: {idle_text}"),
+        _ => {
+            // Tasks the users' shares fit, against the whole ones run.
+            let fit: f64 = mine
+                .iter()
+                .map(|&n| {
                     let dem = &instance.user(n).demand;
-                    let k = (0..dem.len())
+                    (0..dem.len())
                         .filter(|&r| dem[r] > 0.0)
-                        .map(|r| u.share[r] / dem[r])
-                        .fold(f64::INFINITY, f64::min);
-                    k.is_finite() && k - u.tasks > 0.5
-                });
-                if rounded {
-                    format!(
-                        "its shares are rounded down to whole quanta and its {} share binds",
-                        resources[rb]
-                    )
-                } else if whole {
-                    format!(
-                        "whole tasks: its {} share fits a fraction of a task more than it runs",
-                        resources[rb]
-                    )
-                } else {
-                    format!("its {} share is below the exact answer's use", resources[rb])
-                }
-            }
-            _ => "it was given no share".into(),
-        },
+                        .map(|r| d.users[n.0].share[r] / dem[r])
+                        .fold(f64::INFINITY, f64::min)
+                })
+                .filter(|f| f.is_finite())
+                .sum();
+            let rounded = if d.quantum.is_some() {
+                ", shares rounded down to whole quanta"
+            } else {
+                ""
+            };
+            format!(
+                "its users' shares fit {} tasks, {} whole ones run{rounded}; {idle_text}",
+                leontief_audit::verdicts::g(fit),
+                leontief_audit::verdicts::g(line.tasks)
+            )
+        }
     }
 }
 
