@@ -178,14 +178,19 @@ fn a_kueue_configuration_imports_with_its_cohort_and_quotas() {
     assert_eq!(q("team-a")["limit"], serde_json::json!([8.0, 40.0 * gi]));
     assert_eq!(q("team-a")["weight"], 2.0);
     assert_eq!(q("org")["limit"], serde_json::json!([10.0, 40.0 * gi]));
+    // A workload is one task of its pods' total request (admitted whole).
+    let users = inst["users"].as_array().unwrap();
+    assert_eq!(users[0]["demand"], serde_json::json!([3.0, 12.0 * gi]));
+    assert_eq!(users[1]["demand"], serde_json::json!([5.0, 10.0 * gi]));
+    assert_eq!(users[1]["tasks"], 1.0);
     let alloc = std::fs::read_to_string(path("alloc.csv")).unwrap();
-    assert!(alloc.contains("eng/wl-a1,pool,3"), "{alloc}");
+    assert!(alloc.contains("eng/wl-a1,pool,1"), "{alloc}");
     let (code, out, err) = run(&["solve", &p("inst.json"), "--mechanism", "kueue"]);
     assert_eq!(code, Some(0), "{err}");
     let a: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(a["verification"]["ok"], true, "{}", a["verification"]);
-    // team-a: 3 tasks of (1, 4Gi); team-b: 10 of (0.5, 1Gi), within quota.
-    assert_eq!(a["user_tasks"], serde_json::json!([3.0, 10.0]));
+    // Both workloads fit their ClusterQueues' quotas: both admitted.
+    assert_eq!(a["user_tasks"], serde_json::json!([1.0, 1.0]));
     // Without the LocalQueues, the pending workload's ClusterQueue is
     // unknown: refused, naming it.
     let (code, _, err) = run(&[

@@ -16,11 +16,12 @@
 //!   beyond its own quota (limit = guarantee); `fairSharing.weight` is the
 //!   weight. lendingLimit is not modelled (every quota is lendable): the
 //!   summary says where one was ignored.
-//! * Users: one per workload pod set (`namespace/name`, `/podset` when a
-//!   workload has several), demand the pod template's effective request
-//!   on the flavors its admission assigned (or, pending, the first flavor
-//!   of its ClusterQueue covering each resource), tasks its `count`; the
-//!   allocation: the pods of admitted workloads, on the pool.
+//! * Users: one per workload (`namespace/name`), whose one task is the
+//!   whole workload (Kueue admits a workload whole): its demand is every
+//!   pod set's `count` times the pod template's effective request, on the
+//!   flavors its admission assigned (or, pending, the first flavor of its
+//!   ClusterQueue covering each resource), at most 1 task; the
+//!   allocation: 1 for an admitted workload (the summary counts pods).
 
 use super::kubernetes::{document, items, pod_request, quantity};
 use super::snapshot::{ImportSummary, Imported};
@@ -380,6 +381,10 @@ pub fn kueue(
             .pointer("/spec/podSets")
             .and_then(Value::as_array)
             .ok_or_else(|| bad_input(format!("{at}.spec.podSets is missing")))?;
+        // The whole workload is one task: Kueue admits it whole.
+        let mut demand = vec![0.0; m];
+        let mut pods = 0.0;
+        let mut uncovered = None;
         for (j, set) in sets.iter().enumerate() {
             let sat = format!("{at}.spec.podSets[{j}]");
             let count = set
@@ -394,8 +399,7 @@ pub fn kueue(
             let assigned = admitted
                 .and_then(|a| a.pointer(&format!("/podSetAssignments/{j}/flavors")))
                 .and_then(Value::as_object);
-            let mut demand = vec![0.0; m];
-            let mut uncovered = None;
+            pods += count;
             for (res, &x) in &request {
                 if x == 0.0 {
                     continue;
@@ -412,43 +416,35 @@ pub fn kueue(
                             .and_then(|f| f.first().cloned())
                     });
                 match flavor.and_then(|f| col.get(format!("{f}/{res}").as_str()).copied()) {
-                    Some(r) => demand[r] += x,
+                    Some(r) => demand[r] += count * x,
                     None => uncovered = Some(res.clone()),
                 }
             }
-            let user = if sets.len() > 1 {
-                format!(
-                    "{full}/{}",
-                    set.get("name").and_then(Value::as_str).unwrap_or("main")
-                )
-            } else {
-                full.clone()
-            };
-            if let Some(res) = uncovered {
-                summary.leave_out(
-                    &user,
-                    &format!("requests {res}, which its ClusterQueue does not cover"),
-                );
-                continue;
-            }
-            if count == 0.0 || demand.iter().all(|&d| d == 0.0) {
-                summary.leave_out(&user, "no pods, or no request of a covered resource");
-                continue;
-            }
-            let placed = if admitted.is_some() { count } else { 0.0 };
-            summary.placed += placed as usize;
-            summary.pending += (count - placed) as usize;
-            users.push(RawUser {
-                name: user,
-                demand,
-                weight: None,
-                tasks: Some(count),
-                servers: None,
-                rank_weights: None,
-                queue: Some(cq.clone()),
-            });
-            tasks.push(vec![placed]);
         }
+        if let Some(res) = uncovered {
+            summary.leave_out(
+                &full,
+                &format!("requests {res}, which its ClusterQueue does not cover"),
+            );
+            continue;
+        }
+        if pods == 0.0 || demand.iter().all(|&d| d == 0.0) {
+            summary.leave_out(&full, "no pods, or no request of a covered resource");
+            continue;
+        }
+        let placed = if admitted.is_some() { 1.0 } else { 0.0 };
+        summary.placed += (placed * pods) as usize;
+        summary.pending += ((1.0 - placed) * pods) as usize;
+        users.push(RawUser {
+            name: full.clone(),
+            demand,
+            weight: None,
+            tasks: Some(1.0),
+            servers: None,
+            rank_weights: None,
+            queue: Some(cq.clone()),
+        });
+        tasks.push(vec![placed]);
     }
     if users.is_empty() {
         return Err(bad_input(
