@@ -520,7 +520,7 @@ fn volcano(instance: &Instance, v: &View, d: &SchedulerDetails, out: &mut Schedu
 }
 
 fn kueue(instance: &Instance, v: &View, d: &SchedulerDetails, out: &mut SchedulerCheck) {
-    out.method = "every limit and the cluster hold; no user with tasks left can be admitted one more (every limit on its path and the cluster); each queue's printed usage is its users' tasks times their demands".into();
+    out.method = "every limit and the cluster hold; no user with tasks left can be admitted one more (every limit on its path, and the cluster less what queues off its path keep unused under their lending limits); each queue's printed usage is its users' tasks times their demands".into();
     let m = instance.num_resources();
     let total = instance.total_capacity();
     let qs = instance.queues();
@@ -549,8 +549,22 @@ fn kueue(instance: &Instance, v: &View, d: &SchedulerDetails, out: &mut Schedule
         if x[j] + 1.0 > v.most[j] {
             continue;
         }
-        let mut fits = (0..m).all(|r| root[r] + u.demand[r] <= total[r] * (1.0 + 1e-12));
-        let mut at = instance.user_queue(leontief_core::UserId(j));
+        // What queues off the user's path keep unused under their
+        // lending limits is not the user's to take.
+        let home = instance.user_queue(leontief_core::UserId(j));
+        let on_path = |o: usize| std::iter::successors(home, |&q| qs[q].parent).any(|q| q == o);
+        let mut kept = vec![0.0; m];
+        for (o, queue) in qs.iter().enumerate() {
+            if let (Some(g), Some(l)) = (&queue.guarantee, &queue.lending_limit) {
+                if !on_path(o) {
+                    for r in 0..m {
+                        kept[r] += ((g[r] - l[r]).max(0.0) - usage[o][r]).max(0.0);
+                    }
+                }
+            }
+        }
+        let mut fits = (0..m).all(|r| root[r] + u.demand[r] + kept[r] <= total[r] * (1.0 + 1e-12));
+        let mut at = home;
         while let Some(q) = at {
             if let Some(l) = &qs[q].limit {
                 fits &= (0..m).all(|r| usage[q][r] + u.demand[r] <= l[r] + total[r] * 1e-12);

@@ -71,6 +71,7 @@ fn three_levels(base: &Instance) -> Result<Instance, Failure> {
             weight: Some(1.0 + d as f64),
             guarantee: None,
             limit: (d == 0).then(|| total.iter().map(|c| 0.6 * c).collect()),
+            lending_limit: None,
         });
         for t in 0..3 {
             queues.push(RawQueue {
@@ -79,6 +80,7 @@ fn three_levels(base: &Instance) -> Result<Instance, Failure> {
                 weight: None,
                 guarantee: None,
                 limit: None,
+                lending_limit: None,
             });
             for p in 0..3 {
                 queues.push(RawQueue {
@@ -87,6 +89,7 @@ fn three_levels(base: &Instance) -> Result<Instance, Failure> {
                     weight: Some(1.0 + p as f64),
                     guarantee: None,
                     limit: None,
+                    lending_limit: None,
                 });
             }
         }

@@ -72,6 +72,19 @@ fn a_bad_quantum_is_refused_by_entry() {
     let (code, _, err) = run(&["solve", p.to_str().unwrap(), "--mechanism", "yarn-fair"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("quantum[1]"), "{err}");
+    std::fs::write(
+        &p,
+        r#"{"resources":["cpu"],"servers":[{"name":"s","capacity":[4]}],
+            "queues":[{"name":"A","guarantee":[2],"lending_limit":[3]}],
+            "users":[{"name":"u","demand":[1],"queue":"A"}]}"#,
+    )
+    .unwrap();
+    let (code, _, err) = run(&["solve", p.to_str().unwrap(), "--mechanism", "kueue"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("queues[0].lending_limit[0]") && err.contains("above queues[0].guarantee[0]"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -150,10 +163,7 @@ fn a_kueue_configuration_imports_with_its_cohort_and_quotas() {
     assert_eq!(summary["placed"], 3);
     assert_eq!(summary["pending"], 10);
     let notes = summary["notes"].to_string();
-    assert!(
-        notes.contains("org is not listed") && notes.contains("lendingLimit ignored"),
-        "{notes}"
-    );
+    assert!(notes.contains("org is not listed"), "{notes}");
     assert!(
         summary["examples"].to_string().contains("nvidia.com/gpu"),
         "{summary}"
@@ -178,6 +188,10 @@ fn a_kueue_configuration_imports_with_its_cohort_and_quotas() {
     assert_eq!(q("team-a")["limit"], serde_json::json!([8.0, 40.0 * gi]));
     assert_eq!(q("team-a")["weight"], 2.0);
     assert_eq!(q("org")["limit"], serde_json::json!([10.0, 40.0 * gi]));
+    assert_eq!(
+        q("team-b")["lending_limit"],
+        serde_json::json!([4.0, 8.0 * gi])
+    );
     // A workload is one task of its pods' total request (admitted whole).
     let users = inst["users"].as_array().unwrap();
     assert_eq!(users[0]["demand"], serde_json::json!([3.0, 12.0 * gi]));

@@ -402,6 +402,7 @@ fn queue_tree(
                 weight: weights.then(|| rng.gen_range(1..=4) as f64),
                 guarantee: None,
                 limit: None,
+                lending_limit: None,
             });
         }
         previous = this;

@@ -179,13 +179,19 @@ pub fn with_tree(
             weight: Some(weights[q]),
             guarantee: None,
             limit: None,
+            lending_limit: None,
         })
         .collect();
     // Guarantees only on the root's children, at most 1/(2 nq) of the
     // cluster each (their sum stays under the capacity).
     for (q, (g, l)) in bounds.iter().enumerate().take(nq) {
         if let (Some(g), None) = (g, &queues[q].parent) {
-            queues[q].guarantee = Some(total.iter().map(|c| c * g / (2.0 * nq as f64)).collect());
+            let guarantee: Vec<f64> = total.iter().map(|c| c * g / (2.0 * nq as f64)).collect();
+            // Every other guaranteed queue lends only half of it.
+            if q % 2 == 0 {
+                queues[q].lending_limit = Some(guarantee.iter().map(|x| x / 2.0).collect());
+            }
+            queues[q].guarantee = Some(guarantee);
         }
         if let Some(l) = l {
             let floor = queues[q].guarantee.clone();

@@ -44,7 +44,7 @@ proptest! {
         let n = inst.num_users();
         let mut raw = inst.to_raw();
         raw.queues = Some((0..n).map(|q| RawQueue {
-            name: format!("q{q}"), parent: None, weight: Some(weights[q]), guarantee: None, limit: None,
+            name: format!("q{q}"), parent: None, weight: Some(weights[q]), guarantee: None, limit: None, lending_limit: None,
         }).collect());
         for (u, user) in raw.users.iter_mut().enumerate() {
             user.queue = Some(format!("q{u}"));

@@ -40,6 +40,8 @@ pub(crate) struct Kueue<'a> {
     /// `calculateLendable` over `potentialAvailable`): the cluster, capped
     /// by every limit on the node's path to the root.
     lendable: Vec<Vec<f64>>,
+    /// Queues with a lending limit, and the part of their quota they keep.
+    keepers: Vec<(usize, Vec<f64>)>,
     /// Each node's usage.
     pub usage: Vec<Vec<f64>>,
     /// Each user's admitted tasks.
@@ -78,6 +80,14 @@ impl<'a> Kueue<'a> {
                 q
             };
         }
+        // The queues that keep part of their quota (lendingLimit).
+        let keepers: Vec<(usize, Vec<f64>)> = (1..nodes)
+            .filter_map(|v| {
+                let l = tree.lending[v].as_ref()?;
+                let g = tree.guarantee[v].as_ref()?;
+                Some((v, g.iter().zip(l).map(|(g, l)| (g - l).max(0.0)).collect()))
+            })
+            .collect();
         let mut lendable = vec![total.to_vec(); nodes];
         for v in tree.top_down() {
             if let Some(p) = tree.parent[v] {
@@ -86,6 +96,16 @@ impl<'a> Kueue<'a> {
             if let Some(l) = &tree.limit[v] {
                 for (a, b) in lendable[v].iter_mut().zip(l) {
                     *a = a.min(*b);
+                }
+            }
+        }
+        // What others keep is not lendable to a subtree outside them.
+        for (v, row) in lendable.iter_mut().enumerate() {
+            for (o, kept) in &keepers {
+                if !tree.on_path(v, *o) && !tree.on_path(*o, v) {
+                    for (a, b) in row.iter_mut().zip(kept) {
+                        *a = (*a - b).max(0.0);
+                    }
                 }
             }
         }
@@ -98,6 +118,7 @@ impl<'a> Kueue<'a> {
             demand,
             quota,
             lendable,
+            keepers,
             usage: vec![vec![0.0; m]; nodes],
             tasks: vec![0.0; tree.user_node.len()],
             done,
@@ -125,11 +146,24 @@ impl<'a> Kueue<'a> {
     }
 
     /// Does one more task of user `u` fit (every limit on its path, and
-    /// the cluster)?
+    /// the cluster less what queues off its path keep unused under their
+    /// lending limits)?
     fn fits(&self, u: usize) -> bool {
         let d = self.demand[u];
         let m = self.tree.m;
         let tol = |r: usize| self.total[r] * 1e-12;
+        let home = self.tree.user_node[u];
+        let mut kept = vec![0.0; m];
+        for (o, keep) in &self.keepers {
+            if !self.tree.on_path(*o, home) {
+                for r in 0..m {
+                    kept[r] += (keep[r] - self.usage[*o][r]).max(0.0);
+                }
+            }
+        }
+        if (0..m).any(|r| self.usage[0][r] + d[r] + kept[r] > self.total[r] + tol(r)) {
+            return false;
+        }
         let mut at = Some(self.tree.user_node[u]);
         while let Some(v) = at {
             let cap: Option<&[f64]> = if v == 0 {

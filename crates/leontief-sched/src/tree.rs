@@ -27,6 +27,8 @@ pub(crate) struct Tree {
     pub guarantee: Vec<Option<Vec<f64>>>,
     /// Each node's limit (`None`: none).
     pub limit: Vec<Option<Vec<f64>>>,
+    /// Each node's lending limit (`None`: all of its guarantee lends).
+    pub lending: Vec<Option<Vec<f64>>>,
     /// Each node's children: queues first, then users.
     pub children: Vec<Vec<Child>>,
     /// The node each user hangs from.
@@ -52,6 +54,7 @@ impl Tree {
         let mut weight = vec![1.0; nodes];
         let mut guarantee = vec![None; nodes];
         let mut limit = vec![None; nodes];
+        let mut lending = vec![None; nodes];
         let mut children = vec![Vec::new(); nodes];
         for (q, queue) in queues.iter().enumerate() {
             let p = queue.parent.map_or(0, |p| p + 1);
@@ -59,6 +62,7 @@ impl Tree {
             weight[q + 1] = queue.weight;
             guarantee[q + 1] = queue.guarantee.clone();
             limit[q + 1] = queue.limit.clone();
+            lending[q + 1] = queue.lending_limit.clone();
             children[p].push(Child::Node(q + 1));
         }
         let total = instance.total_capacity();
@@ -98,6 +102,7 @@ impl Tree {
             weight,
             guarantee,
             limit,
+            lending,
             children,
             user_node,
             user_max_tasks,
@@ -143,6 +148,11 @@ impl Tree {
             Child::Node(v) => self.limit[v].as_ref().map(|l| l[r]),
             Child::User(_) => None,
         }
+    }
+
+    /// Is `a` node `v` itself or one of its ancestors?
+    pub fn on_path(&self, a: usize, v: usize) -> bool {
+        std::iter::successors(Some(v), |&w| self.parent[w]).any(|w| w == a)
     }
 
     /// Nodes ordered parents before children (the root first).

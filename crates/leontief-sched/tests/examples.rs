@@ -165,6 +165,22 @@ fn kueue_limits_cap_borrowing() {
 }
 
 #[test]
+fn kueue_lending_limits_keep_part_of_a_quota() {
+    // A's nominal quota is 6 CPUs, of which it lends 2: while A's one
+    // task uses 1, the other 3 it keeps stay unused by B.
+    let json = r#"{"resources":["cpu"],"servers":[{"name":"pool","capacity":[10]}],
+        "queues":[{"name":"A","guarantee":[6],"lending_limit":[2]},{"name":"B"}],
+        "users":[{"name":"a","demand":[1],"tasks":1,"queue":"A"},{"name":"b","demand":[1],"queue":"B"}]}"#;
+    let a = solve(&inst(json), Scheduler::Kueue);
+    assert_eq!(a.user_tasks, vec![1.0, 6.0]);
+    let a = solve(
+        &inst(&json.replace(r#","lending_limit":[2]"#, "")),
+        Scheduler::Kueue,
+    );
+    assert_eq!(a.user_tasks, vec![1.0, 9.0]);
+}
+
+#[test]
 fn the_check_catches_tampered_shares_and_tasks() {
     let i = inst(WORKED);
     for s in [

@@ -576,9 +576,13 @@ impl Instance {
             *a *= f;
         }
         for q in &mut out.queues {
-            for v in [q.guarantee.as_mut(), q.limit.as_mut()]
-                .into_iter()
-                .flatten()
+            for v in [
+                q.guarantee.as_mut(),
+                q.limit.as_mut(),
+                q.lending_limit.as_mut(),
+            ]
+            .into_iter()
+            .flatten()
             {
                 for (a, f) in v.iter_mut().zip(resource_factor) {
                     *a *= f;

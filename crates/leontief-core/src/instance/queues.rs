@@ -30,6 +30,10 @@ pub struct RawQueue {
     /// most; absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<Vec<f64>>,
+    /// The most of its guarantee other queues may use while it does not
+    /// (Kueue's lendingLimit; read by `kueue`); absent: all of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lending_limit: Option<Vec<f64>>,
 }
 
 /// A queue of a validated instance.
@@ -46,6 +50,9 @@ pub struct Queue {
     pub guarantee: Option<Vec<f64>>,
     /// Most per resource, `None` for no limit.
     pub limit: Option<Vec<f64>>,
+    /// The most of its guarantee others may use while it does not,
+    /// `None`: all of it.
+    pub lending_limit: Option<Vec<f64>>,
 }
 
 impl Queue {
@@ -57,6 +64,7 @@ impl Queue {
             weight: (self.weight != 1.0).then_some(self.weight),
             guarantee: self.guarantee.clone(),
             limit: self.limit.clone(),
+            lending_limit: self.lending_limit.clone(),
         }
     }
 }
@@ -183,6 +191,28 @@ pub(crate) fn validate(
             .limit
             .as_ref()
             .is_none_or(|l| amounts(issues, &format!("queues[{i}].limit"), l, m));
+        if let Some(ll) = &q.lending_limit {
+            let at = format!("queues[{i}].lending_limit");
+            if amounts(issues, &at, ll, m) && g_ok {
+                match &q.guarantee {
+                    None => push(issues, at, "needs a guarantee to lend from"),
+                    Some(g) => {
+                        for r in 0..m {
+                            if ll[r] > g[r] {
+                                push(
+                                    issues,
+                                    format!("{at}[{r}]"),
+                                    format!(
+                                        "({}) is above queues[{i}].guarantee[{r}] ({}) for {}",
+                                        ll[r], g[r], resources[r]
+                                    ),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
         if let (Some(g), Some(l), true, true) = (&q.guarantee, &q.limit, g_ok, l_ok) {
             for r in 0..m {
                 if g[r] > l[r] {
@@ -301,6 +331,7 @@ pub(crate) fn validate(
             weight: q.weight.unwrap_or(1.0),
             guarantee: q.guarantee.clone(),
             limit: q.limit.clone(),
+            lending_limit: q.lending_limit.clone(),
         })
         .collect();
     (queues, users)

@@ -326,6 +326,7 @@ pub fn alibaba_gpu(
                 weight: None,
                 guarantee: None,
                 limit: None,
+                lending_limit: None,
             })
             .collect::<Vec<_>>()
     });

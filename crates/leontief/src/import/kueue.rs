@@ -14,8 +14,8 @@
 //!   nominal quota, its limit nominal quota plus borrowingLimit; a
 //!   top-level cohort, and a ClusterQueue without one, cannot borrow
 //!   beyond its own quota (limit = guarantee); `fairSharing.weight` is the
-//!   weight. lendingLimit is not modelled (every quota is lendable): the
-//!   summary says where one was ignored.
+//!   weight; `lendingLimit` is the queue's `lending_limit` (the rest of
+//!   its quota stays reserved for it).
 //! * Users: one per workload (`namespace/name`), whose one task is the
 //!   whole workload (Kueue admits a workload whole): its demand is every
 //!   pod set's `count` times the pod template's effective request, on the
@@ -65,13 +65,13 @@ fn weight_of(v: &Value, at: &str) -> Result<Option<f64>, Error> {
 }
 
 /// One object's quotas: nominal and borrowing limit per `flavor/resource`,
-/// the flavors in order per resource, and whether a lendingLimit was set.
+/// the flavors in order per resource, and the lendingLimits set.
 #[derive(Default)]
 struct Quotas {
     nominal: BTreeMap<String, f64>,
     borrowing: BTreeMap<String, f64>,
     flavors: BTreeMap<String, Vec<String>>,
-    lending: bool,
+    lending: BTreeMap<String, f64>,
 }
 
 fn quotas(v: &Value, at: &str) -> Result<Quotas, Error> {
@@ -117,7 +117,10 @@ fn quotas(v: &Value, at: &str) -> Result<Quotas, Error> {
                     *q.borrowing.entry(key.clone()).or_insert(0.0) +=
                         quantity(b, &format!("{rat}.borrowingLimit"))?;
                 }
-                q.lending |= res.get("lendingLimit").is_some_and(|l| !l.is_null());
+                if let Some(l) = res.get("lendingLimit").filter(|l| !l.is_null()) {
+                    *q.lending.entry(key.clone()).or_insert(0.0) +=
+                        quantity(l, &format!("{rat}.lendingLimit"))?;
+                }
                 q.flavors
                     .entry(rname.to_string())
                     .or_default()
@@ -223,14 +226,6 @@ pub fn kueue(
             }
         }
     }
-    for n in &nodes {
-        if n.quotas.lending {
-            summary.notes.push(format!(
-                "{}: lendingLimit ignored (every quota is taken as lendable)",
-                n.name
-            ));
-        }
-    }
     // Resources: every flavor/resource with a quota anywhere.
     let mut resources: Vec<String> = nodes
         .iter()
@@ -312,12 +307,29 @@ pub fn kueue(
                         .collect(),
                 )
             };
+            // lendingLimit: of its own quota, only that much is lent; the
+            // rest stays reserved for its subtree.
+            let lending_limit = (!n.quotas.lending.is_empty()).then(|| {
+                (0..m)
+                    .map(|r| {
+                        let key = &resources[r];
+                        match n.quotas.lending.get(key) {
+                            Some(l) => {
+                                let own = n.quotas.nominal.get(key).copied().unwrap_or(0.0);
+                                (g[r] - (own - l.min(own)).max(0.0)).max(0.0)
+                            }
+                            None => g[r],
+                        }
+                    })
+                    .collect()
+            });
             RawQueue {
                 name: n.name.clone(),
                 parent: n.parent.clone(),
                 weight: n.weight,
                 guarantee: Some(g),
                 limit,
+                lending_limit,
             }
         })
         .collect();

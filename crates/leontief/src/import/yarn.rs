@@ -419,6 +419,7 @@ pub fn yarn(xml: &str, apps: &str, cluster: [f64; 2]) -> Result<Imported, Error>
             weight: q.weight,
             guarantee: min.map(|g| g.to_vec()),
             limit: max.map(|l| l.to_vec()),
+            lending_limit: None,
         });
     }
     // Deepest parents first, so a raised child raises its parent too.
