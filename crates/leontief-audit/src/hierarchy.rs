@@ -4,6 +4,11 @@
 //! docs/mechanisms.md, and every "stuck" is decided by arithmetic on the
 //! pool or by an LP over the servers, never by the solver's own code.
 //!
+//! An `hdrfh` answer found by the filling on the pool and placed on the
+//! servers (`on_pool`) has its stops checked on the pool (stuck there is
+//! stuck on the servers, whose feasible totals lie inside the pool's)
+//! and its feasibility on the servers.
+//!
 //! Checked: feasibility (on the pool for pooled mechanisms); every
 //! queue's usage within its limit; the phases replay to the printed tasks;
 //! in every phase, at its start and at its end, each growing user's path
@@ -330,7 +335,12 @@ pub fn check<B: LpBackend>(
     if !a.status.has_solution() {
         return Ok(crate::verify::nothing_to_check(a));
     }
-    let (checked_on, placement) = if a.pooled {
+    // Stops are decided on the pool for pooled mechanisms, and for an
+    // hdrfh answer the filling found on the pool (`on_pool`): the
+    // servers' feasible totals lie inside the pool's, so a user stuck on
+    // the pool is stuck on the servers; the allocation itself is checked
+    // on the servers below.
+    let (checked_on, placement) = if a.pooled || h.on_pool {
         (instance.pooled(), false)
     } else {
         (instance.clone(), true)
@@ -447,8 +457,13 @@ pub fn check<B: LpBackend>(
     Ok(Verification {
         ok,
         property: Some(format!(
-            "{} progressive filling over the queue tree: feasible; limits held; the printed phases replay to the tasks; each phase grows only users whose queue path is at the lowest share among open siblings, from its start to its end; every stop claimed, and every user at the end, is stuck (cap, queue limit or guarantee, or no room while the others keep their tasks)",
-            if naive { "naive hierarchical DRF" } else { "H-DRF" }
+            "{} progressive filling over the queue tree: feasible; limits held; the printed phases replay to the tasks; each phase grows only users whose queue path is at the lowest share among open siblings, from its start to its end; every stop claimed, and every user at the end, is stuck (cap, queue limit or guarantee, or no room while the others keep their tasks){}",
+            if naive { "naive hierarchical DRF" } else { "H-DRF" },
+            if h.on_pool && !a.pooled {
+                " on the pooled capacity, which implies it on the servers (the allocation is feasible on the servers)"
+            } else {
+                ""
+            }
         )),
         feasibility: Some(feas),
         hierarchy: Some(out),

@@ -13,6 +13,11 @@ pub struct HierarchyDetails {
     /// The phases of the filling, in order: between two events every
     /// growing user's tasks rise linearly.
     pub phases: Vec<Phase>,
+    /// `hdrfh`: the filling ran on the pooled capacity and its answer
+    /// fits the servers, so it is the answer on the servers too (every
+    /// stop on the pool is a stop on the servers; docs/mechanisms.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_pool: bool,
 }
 
 /// What one queue's subtree received, and why it stopped.

@@ -95,20 +95,23 @@ pub fn solve<B: LpBackend>(
     solve_on(highs, instance, variant)
 }
 
-fn solve_on<B: LpBackend>(
-    highs: &B,
+/// What one filling found.
+struct Filled {
+    x: Vec<f64>,
+    phases: Vec<leontief_core::hierarchy::Phase>,
+    stop: Vec<Option<fill::Stop>>,
+    status: Status,
+}
+
+/// The guarantee stage (when a queue has a guarantee), then the fair
+/// stage, on `capacity`.
+fn filling<B: LpBackend>(
     instance: &Instance,
+    tree: &tree::Tree,
+    mu: &[f64],
     variant: Variant,
-) -> Result<Allocation, HierError> {
-    let t0 = Instant::now();
-    let tree = tree::Tree::new(instance);
-    let mu = tree::task_shares(instance);
-    let pooled = variant != Variant::Hdrfh || instance.pools_exactly();
-    let mut capacity = if pooled {
-        Capacity::Pooled { instance }
-    } else {
-        Capacity::Servers(Box::new(capacity::Servers::new(instance, highs)))
-    };
+    capacity: &mut Capacity<'_, B>,
+) -> Result<Filled, HierError> {
     let n = instance.num_users();
     let queues = instance.queues();
     let mut x = vec![0.0; n];
@@ -134,10 +137,10 @@ fn solve_on<B: LpBackend>(
         };
         let f = fill(
             instance,
-            &tree,
-            &mu,
+            tree,
+            mu,
             variant.rules(),
-            &mut capacity,
+            capacity,
             &stage,
             &mut x,
         )?;
@@ -156,10 +159,10 @@ fn solve_on<B: LpBackend>(
         };
         let f = fill(
             instance,
-            &tree,
-            &mu,
+            tree,
+            mu,
             variant.rules(),
-            &mut capacity,
+            capacity,
             &stage,
             &mut x,
         )?;
@@ -167,6 +170,59 @@ fn solve_on<B: LpBackend>(
         status = f.status;
         stop = f.stop;
     }
+    Ok(Filled {
+        x,
+        phases,
+        stop,
+        status,
+    })
+}
+
+fn solve_on<B: LpBackend>(
+    highs: &B,
+    instance: &Instance,
+    variant: Variant,
+) -> Result<Allocation, HierError> {
+    let t0 = Instant::now();
+    let tree = tree::Tree::new(instance);
+    let mu = tree::task_shares(instance);
+    let pooled = variant != Variant::Hdrfh || instance.pools_exactly();
+    // hdrfh: the filling on the pool first. The servers' feasible totals
+    // lie inside the pool's, so when its answer fits the servers, every
+    // user stopped on the pool is stopped there too: it is the answer
+    // (docs/mechanisms.md, "Hierarchical max-min over queues"). With
+    // placement lists the pooled answer, which ignores them, seldom fits:
+    // not tried (as the max-min operator's pooled path).
+    if !pooled && !instance.has_placement() {
+        let mut capacity: Capacity<'_, B> = Capacity::Pooled { instance };
+        let f = filling(instance, &tree, &mu, variant, &mut capacity)?;
+        if f.status == Status::Optimal {
+            let (tasks, lps) = leontief_drfh::paths::realise::realise(highs, instance, &f.x)?;
+            if let Some(tasks) = tasks {
+                let report = report::Report {
+                    instance,
+                    tree: &tree,
+                    mu: &mu,
+                    variant,
+                    x: &f.x,
+                    stop: &f.stop,
+                    phases: f.phases,
+                    pooled: true,
+                    on_pool: true,
+                    lps,
+                    seconds: t0.elapsed().as_secs_f64(),
+                };
+                return Ok(report.allocation(Some(tasks), Status::Optimal));
+            }
+        }
+    }
+    let mut capacity = if pooled {
+        Capacity::Pooled { instance }
+    } else {
+        Capacity::Servers(Box::new(capacity::Servers::new(instance, highs)))
+    };
+    let f = filling(instance, &tree, &mu, variant, &mut capacity)?;
+    let (x, phases, stop, mut status) = (f.x, f.phases, f.stop, f.status);
     let tasks = capacity.split(&x)?;
 
     if status == Status::Optimal {
@@ -181,6 +237,7 @@ fn solve_on<B: LpBackend>(
         stop: &stop,
         phases,
         pooled,
+        on_pool: false,
         lps: capacity.lps(),
         seconds: t0.elapsed().as_secs_f64(),
     };

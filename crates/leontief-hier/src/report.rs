@@ -16,6 +16,8 @@ pub(crate) struct Report<'a> {
     pub stop: &'a [Option<Stop>],
     pub phases: Vec<Phase>,
     pub pooled: bool,
+    /// `hdrfh` answered by the pooled filling, placed on the servers.
+    pub on_pool: bool,
     pub lps: usize,
     pub seconds: f64,
 }
@@ -242,9 +244,13 @@ impl Report<'_> {
             a.notes
                 .push("the instance has no queues: every user is a child of the root".into());
         }
+        if self.on_pool {
+            a.notes.push("the H-DRF filling on the pooled capacity fits the servers as it is (placed by one LP): every user stopped on the pool is stopped on the servers, so it is the hdrfh answer".into());
+        }
         a.hierarchy = Some(HierarchyDetails {
             queues: self.queues(&x),
             phases: self.phases,
+            on_pool: self.on_pool,
         });
         a
     }

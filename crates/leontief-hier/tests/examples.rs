@@ -188,3 +188,30 @@ fn interchangeable_servers_as_classes() {
     let c = leontief_audit::hierarchy::check(&h, &listed, &a, false, true).unwrap();
     assert!(c.ok, "{c}");
 }
+
+/// On heterogeneous servers the pooled filling comes first: when its
+/// answer fits the servers it is the hdrfh answer (`on_pool`), checked on
+/// the pool for its stops and on the servers for its feasibility; an
+/// allocation moved off the servers' capacity fails the check.
+#[test]
+fn a_pooled_answer_that_fits_the_servers_is_the_hdrfh_answer() {
+    let i = inst(
+        r#"{"resources": ["cpu", "mem"],
+        "servers": [{"name": "s1", "capacity": [6, 2]}, {"name": "s2", "capacity": [2, 6]}],
+        "queues": [{"name": "A"}, {"name": "B"}],
+        "users": [{"name": "u1", "demand": [1, 0.1], "queue": "A"},
+                  {"name": "u2", "demand": [0.1, 1], "queue": "B"}]}"#,
+    );
+    let h = Highs::default();
+    let a = solve(&h, &i, Variant::Hdrfh).unwrap();
+    assert!(a.hierarchy.as_ref().unwrap().on_pool, "{:?}", a.notes);
+    assert!(!a.pooled);
+    close(&a.user_tasks, &[8.0 / 1.1, 8.0 / 1.1]);
+    let c = leontief_audit::hierarchy::check(&h, &i, &a, false, true).unwrap();
+    assert!(c.ok, "{c}");
+    let mut bad = a.clone();
+    bad.tasks[0] = vec![a.user_tasks[0], 0.0];
+    bad.tasks[1] = vec![0.0, a.user_tasks[1]];
+    let c = leontief_audit::hierarchy::check(&h, &i, &bad, false, true).unwrap();
+    assert!(!c.ok, "all of u1 on s1 is over its CPU");
+}

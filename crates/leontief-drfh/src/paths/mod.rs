@@ -6,3 +6,4 @@ pub mod groups;
 pub mod merge;
 pub mod patterns;
 pub mod pooled;
+pub mod realise;

@@ -1,0 +1,93 @@
+//! Given user totals, split over the servers: the pooled path's machinery
+//! (groups of entries first, then one LP on candidate pairs grown by
+//! pricing) asked for fixed totals instead of the pooled levels. The
+//! hierarchical mechanisms use it to place a pooled answer on the
+//! servers: when it fits, it is the answer there too.
+
+use super::groups::try_groups;
+use super::pooled::{try_pooled, Bound, Pooled};
+use crate::outcome::{MaxMinOutcome, Path};
+use crate::settings::Columns;
+use leontief_core::shares::dominant_sigma;
+use leontief_core::{Instance, Status, UserId};
+use leontief_model::{BackendError, LpBackend};
+use std::time::Instant;
+
+/// The tasks per user and server entry that give every user `x[n]` tasks
+/// at once (capacities, placement lists), and the LPs solved; `None` when
+/// the totals do not fit (or the LP did not end optimal).
+pub fn realise<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    x: &[f64],
+) -> Result<(Option<Vec<Vec<f64>>>, usize), BackendError> {
+    let nu = instance.num_users();
+    let sigma = dominant_sigma(instance);
+    let users = instance.users();
+    let runnable: Vec<bool> = (0..nu)
+        .map(|n| {
+            let mut any = false;
+            if sigma[n].is_finite() && sigma[n] > 0.0 {
+                crate::lp::pricing::for_each_runnable(instance, UserId(n), true, |_| any = true);
+            }
+            any
+        })
+        .collect();
+    if (0..nu).any(|n| x[n] > 0.0 && !runnable[n]) {
+        return Ok((None, 0));
+    }
+    let level: Vec<f64> = (0..nu)
+        .map(|n| {
+            if runnable[n] {
+                x[n] * sigma[n] / users[n].weight
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let bound = Bound {
+        level,
+        base: MaxMinOutcome {
+            frozen_round: vec![1; nu],
+            path: Path::Pooled,
+            ..MaxMinOutcome::start(nu, 0)
+        },
+        runnable,
+        first: None,
+        t0: Instant::now(),
+    };
+    let tolerance = 1e-9;
+    let spent = match try_groups(
+        instance,
+        &sigma,
+        true,
+        &bound,
+        tolerance,
+        Columns::Auto,
+        backend.time_limit(),
+    )? {
+        Ok(out) => return Ok(accept(out, x)),
+        Err(spent) => spent,
+    };
+    match try_pooled(backend, instance, &sigma, true, tolerance, bound, spent)? {
+        Pooled::Realised(out) => Ok(accept(*out, x)),
+        Pooled::Short(_, s) | Pooled::Failed(s) => {
+            let mut o = MaxMinOutcome::start(nu, 0);
+            s.charge(&mut o);
+            Ok((None, o.lps))
+        }
+    }
+}
+
+/// The outcome's tasks when it is optimal and gives every user its total
+/// (to 1e-9 relative).
+fn accept(out: MaxMinOutcome, x: &[f64]) -> (Option<Vec<Vec<f64>>>, usize) {
+    let lps = out.lps;
+    let ok = out.status == Status::Optimal
+        && out.tasks.len() == x.len()
+        && out.tasks.iter().zip(x).all(|(row, &want)| {
+            let got: f64 = row.iter().sum();
+            (got - want).abs() <= 1e-9 * want.abs().max(1.0)
+        });
+    (ok.then_some(out.tasks), lps)
+}
