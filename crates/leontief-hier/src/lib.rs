@@ -197,8 +197,9 @@ fn solve_on<B: LpBackend>(
         let mut capacity: Capacity<'_, B> = Capacity::Pooled { instance };
         let f = filling(instance, &tree, &mu, variant, &mut capacity)?;
         if f.status == Status::Optimal {
-            let (tasks, lps) = leontief_drfh::paths::realise::realise(highs, instance, &f.x)?;
-            if let Some(tasks) = tasks {
+            let placed = leontief_drfh::paths::realise::realise(highs, instance, &f.x)?;
+            let lps = placed.lps;
+            if let Some(tasks) = placed.tasks {
                 let report = report::Report {
                     instance,
                     tree: &tree,

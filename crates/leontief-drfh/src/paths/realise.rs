@@ -13,14 +13,23 @@ use leontief_core::{Instance, Status, UserId};
 use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
 
+/// What [`realise`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Realisation {
+    /// Tasks per user and server entry; `None` when the totals do not fit
+    /// (or the LP did not end optimal).
+    pub tasks: Option<Vec<Vec<f64>>>,
+    /// LPs solved.
+    pub lps: usize,
+}
+
 /// The tasks per user and server entry that give every user `x[n]` tasks
-/// at once (capacities, placement lists), and the LPs solved; `None` when
-/// the totals do not fit (or the LP did not end optimal).
+/// at once (capacities, placement lists), and the LPs solved.
 pub fn realise<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     x: &[f64],
-) -> Result<(Option<Vec<Vec<f64>>>, usize), BackendError> {
+) -> Result<Realisation, BackendError> {
     let nu = instance.num_users();
     let sigma = dominant_sigma(instance);
     let users = instance.users();
@@ -34,7 +43,10 @@ pub fn realise<B: LpBackend>(
         })
         .collect();
     if (0..nu).any(|n| x[n] > 0.0 && !runnable[n]) {
-        return Ok((None, 0));
+        return Ok(Realisation {
+            tasks: None,
+            lps: 0,
+        });
     }
     let level: Vec<f64> = (0..nu)
         .map(|n| {
@@ -74,14 +86,17 @@ pub fn realise<B: LpBackend>(
         Pooled::Short(_, s) | Pooled::Failed(s) => {
             let mut o = MaxMinOutcome::start(nu, 0);
             s.charge(&mut o);
-            Ok((None, o.lps))
+            Ok(Realisation {
+                tasks: None,
+                lps: o.lps,
+            })
         }
     }
 }
 
 /// The outcome's tasks when it is optimal and gives every user its total
 /// (to 1e-9 relative).
-fn accept(out: MaxMinOutcome, x: &[f64]) -> (Option<Vec<Vec<f64>>>, usize) {
+fn accept(out: MaxMinOutcome, x: &[f64]) -> Realisation {
     let lps = out.lps;
     let ok = out.status == Status::Optimal
         && out.tasks.len() == x.len()
@@ -89,5 +104,8 @@ fn accept(out: MaxMinOutcome, x: &[f64]) -> (Option<Vec<Vec<f64>>>, usize) {
             let got: f64 = row.iter().sum();
             (got - want).abs() <= 1e-9 * want.abs().max(1.0)
         });
-    (ok.then_some(out.tasks), lps)
+    Realisation {
+        tasks: ok.then_some(out.tasks),
+        lps,
+    }
 }
