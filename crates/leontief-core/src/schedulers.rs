@@ -36,6 +36,8 @@ pub struct QueueShare {
     pub share: Vec<f64>,
     /// What its subtree's users use with their tasks, per resource.
     pub usage: Vec<f64>,
+    /// Its subtree's whole tasks.
+    pub tasks: f64,
     /// Its subtree's requests per resource (a user without a task cap
     /// requests as many tasks as the whole cluster holds).
     pub request: Vec<f64>,

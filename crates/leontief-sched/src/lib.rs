@@ -152,6 +152,10 @@ pub fn run(instance: &Instance, scheduler: Scheduler) -> Result<Allocation, Sche
             name: queue.name.clone(),
             share: o.node_share[q + 1].clone(),
             usage: usage[q].clone(),
+            tasks: (0..x.len())
+                .filter(|&u| tree.on_path(q + 1, tree.user_node[u]))
+                .map(|u| x[u])
+                .sum(),
             request: tree.request[q + 1].clone(),
             drs: o.drs.as_ref().map(|d| d[q + 1]),
         })

@@ -36,6 +36,7 @@ fn yarn_worked_case_gives_per_resource_shares_9_1_and_9_tasks() {
     assert_eq!(queue_share(&a, 0), vec![9.0, 1.0]);
     assert_eq!(queue_share(&a, 1), vec![1.0, 9.0]);
     assert_eq!(a.user_tasks, vec![9.0, 9.0]);
+    assert_eq!(a.scheduler.as_ref().unwrap().queues[0].tasks, 9.0);
     let why = &a.explanation[0];
     assert!(why.contains("cpu share fits 9"), "{why}");
 }
