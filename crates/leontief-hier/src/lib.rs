@@ -197,9 +197,8 @@ fn solve_on<B: LpBackend>(
         let mut capacity: Capacity<'_, B> = Capacity::Pooled { instance };
         let f = filling(instance, &tree, &mu, variant, &mut capacity)?;
         if f.status == Status::Optimal {
-            let placed = leontief_drfh::paths::realise::realise(highs, instance, &f.x)?;
-            let lps = placed.lps;
-            if let Some(tasks) = placed.tasks {
+            let (tasks, lps) = place(highs, instance, &f.x)?;
+            if let Some(tasks) = tasks {
                 let report = report::Report {
                     instance,
                     tree: &tree,
@@ -245,4 +244,32 @@ fn solve_on<B: LpBackend>(
     let mut a = report.allocation(tasks, status);
     a.backend_status = capacity.backend_status();
     Ok(a)
+}
+
+/// Runnable user-entry pairs up to which the pooled answer is placed by
+/// one LP over every pair (HiGHS), rather than by the max-min operator's
+/// pooled path (candidate pairs grown by pricing).
+const PLACE_FLAT_UP_TO: usize = 2_000_000;
+
+/// The pooled answer `x` on the servers: its tasks per entry when every
+/// user's total fits at once, and the LPs solved.
+#[allow(clippy::type_complexity)]
+fn place<B: LpBackend>(
+    highs: &B,
+    instance: &Instance,
+    x: &[f64],
+) -> Result<(Option<Vec<Vec<f64>>>, usize), HierError> {
+    if instance.num_eligible_pairs() > PLACE_FLAT_UP_TO {
+        let placed = leontief_drfh::paths::realise::realise(highs, instance, x)?;
+        return Ok((placed.tasks, placed.lps));
+    }
+    let mut servers: Capacity<'_, B> =
+        Capacity::Servers(Box::new(capacity::Servers::new(instance, highs)));
+    let tasks = servers.split(x)?.filter(|t| {
+        t.iter().zip(x).all(|(row, &want)| {
+            let got: f64 = row.iter().sum();
+            (got - want).abs() <= 1e-9 * want.abs().max(1.0)
+        })
+    });
+    Ok((tasks, servers.lps()))
 }
