@@ -10,7 +10,7 @@ bash scripts/setup.sh
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(instance solve task_events)
+[ ${#targets[@]} -gt 0 ] || targets=(instance solve task_events importers audit_allocation)
 command -v cargo-fuzz >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/leontief-fuzz-target}"
 corpus="$HOME/.cache/leontief-fuzz-corpus"
@@ -31,6 +31,17 @@ for t in "${targets[@]}"; do
         done
       done
       seeds=("$corpus/solve-seeds") ;;
+    importers)
+      # The first byte picks the importer, 0xFF separates its files.
+      mkdir -p "$corpus/importers-seeds"
+      { printf '\x00'; cat datasets/kubernetes/nodes.json; printf '\xff'; cat datasets/kubernetes/pods.json; } \
+        > "$corpus/importers-seeds/kubernetes"
+      seeds=("$corpus/importers-seeds") ;;
+    audit_allocation)
+      mkdir -p "$corpus/audit-seeds"
+      printf '\x00user,server,tasks\nu1,s1,2\nu2,s2,5\n' > "$corpus/audit-seeds/csv"
+      printf '\x01{"tasks": [[2, 0], [0, 5]]}' > "$corpus/audit-seeds/json"
+      seeds=("$corpus/audit-seeds") ;;
   esac
   # Without AddressSanitizer: HiGHS and Clarabel's C/C++ parts are not
   # built with it (its runtime then refuses to start), and the Rust code is

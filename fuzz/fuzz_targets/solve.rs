@@ -48,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     match leontief_cli::solve(&inst, name, &p, VerifyMode::Auto) {
         Ok(a) => {
             if a.status == Status::Optimal {
-                let ok = a.verification.as_ref().and_then(|v| v["ok"].as_bool());
+                let ok = a.verification.as_ref().map(|v| v.ok);
                 assert_eq!(
                     ok,
                     Some(true),
