@@ -102,8 +102,17 @@ pub(crate) fn aligned(rows: &[Vec<String>], left: usize) -> String {
     out
 }
 
-fn opt(v: Option<f64>) -> String {
+pub(crate) fn opt(v: Option<f64>) -> String {
     v.map_or("-".into(), g)
+}
+
+/// A property's verdict in a table: yes, NO, or - (not checked).
+pub(crate) fn holds(v: Option<bool>) -> &'static str {
+    match v {
+        Some(true) => "yes",
+        Some(false) => "NO",
+        None => "-",
+    }
 }
 
 /// What the readable tables show.
@@ -142,12 +151,11 @@ pub(crate) fn tables(r: &AuditReport, view: &View) -> String {
     let j = &r.judgement;
     let mut rows = vec![vec!["property".into(), "holds".into(), "witness".into()]];
     for v in &j.summary {
-        let holds = match v.holds {
-            Some(true) => "yes",
-            Some(false) => "NO",
-            None => "-",
-        };
-        rows.push(vec![v.property.to_string(), holds.into(), v.detail.clone()]);
+        rows.push(vec![
+            v.property.to_string(),
+            holds(v.holds).into(),
+            v.detail.clone(),
+        ]);
     }
     let mut out = aligned(&rows, 3);
     out.push('\n');

@@ -3,7 +3,7 @@
 //! JSON or as readable tables.
 
 use crate::args::AuditArgs;
-use crate::audit::aligned;
+use crate::audit::{aligned, holds, opt};
 use crate::failure::Failure;
 use anyhow::Context;
 use leontief::audit::{compare_algorithms, parse_against, AlgorithmsReport};
@@ -24,10 +24,6 @@ pub(crate) fn cmd(instance: &Instance, args: &AuditArgs) -> Result<(), Failure> 
         println!("{}", serde_json::to_string(&report).context("serialising")?);
     }
     Ok(())
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map_or("-".into(), g)
 }
 
 /// The report as tables: the summary, the queues, the losses and the
@@ -125,15 +121,10 @@ pub(crate) fn tables(r: &AlgorithmsReport) -> String {
     ]];
     for a in &all {
         for p in &a.properties {
-            let holds = match p.holds {
-                Some(true) => "yes",
-                Some(false) => "NO",
-                None => "-",
-            };
             rows.push(vec![
                 a.mechanism.clone(),
                 p.property.clone(),
-                holds.into(),
+                holds(p.holds).into(),
                 p.detail.clone(),
             ]);
         }

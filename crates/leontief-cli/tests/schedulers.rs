@@ -59,28 +59,30 @@ fn the_worked_case_is_compared_per_queue_with_the_exact_answer() {
     );
 }
 
+/// Solve `json` with `mechanism`: refused with exit 2; the message.
+fn refused(json: &str, mechanism: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("bad.json");
+    std::fs::write(&p, json).unwrap();
+    let (code, _, err) = run(&["solve", p.to_str().unwrap(), "--mechanism", mechanism]);
+    assert_eq!(code, Some(2), "{err}");
+    err
+}
+
 #[test]
 fn a_bad_quantum_is_refused_by_entry() {
-    let tmp = tempfile::tempdir().unwrap();
-    let p = tmp.path().join("q.json");
-    std::fs::write(
-        &p,
+    let err = refused(
         r#"{"resources":["cpu","mem"],"servers":[{"name":"s","capacity":[4,4]}],"quantum":[1,0],
             "users":[{"name":"u","demand":[1,1]}]}"#,
-    )
-    .unwrap();
-    let (code, _, err) = run(&["solve", p.to_str().unwrap(), "--mechanism", "yarn-fair"]);
-    assert_eq!(code, Some(2), "{err}");
+        "yarn-fair",
+    );
     assert!(err.contains("quantum[1]"), "{err}");
-    std::fs::write(
-        &p,
+    let err = refused(
         r#"{"resources":["cpu"],"servers":[{"name":"s","capacity":[4]}],
             "queues":[{"name":"A","guarantee":[2],"lending_limit":[3]}],
             "users":[{"name":"u","demand":[1],"queue":"A"}]}"#,
-    )
-    .unwrap();
-    let (code, _, err) = run(&["solve", p.to_str().unwrap(), "--mechanism", "kueue"]);
-    assert_eq!(code, Some(2), "{err}");
+        "kueue",
+    );
     assert!(
         err.contains("queues[0].lending_limit[0]") && err.contains("above queues[0].guarantee[0]"),
         "{err}"

@@ -10,7 +10,7 @@
 //! priority level) and no usage history (`kValue` then drops out of the
 //! weights).
 
-use crate::tree::{round_down, Child, Tree};
+use crate::tree::{round_down, split_down, Tree};
 
 /// One child of one division.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,32 +125,18 @@ pub(crate) fn fair_shares(
     total: &[f64],
     quantum: Option<&[f64]>,
 ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-    let m = tree.m;
-    let mut node_share = vec![vec![0.0; m]; tree.len()];
-    let mut user_share = vec![vec![0.0; m]; tree.user_node.len()];
-    node_share[0] = total.to_vec();
-    for v in tree.top_down() {
-        let kids = &tree.children[v];
-        for r in 0..m {
-            let queues: Vec<KaiQueue> = kids
-                .iter()
-                .map(|&c| KaiQueue {
-                    weight: tree.weight_of(c),
-                    deserved: tree.guarantee_of(c, r),
-                    request: tree.request_of(c, r),
-                    max_allowed: tree.limit_of(c, r),
-                })
-                .collect();
-            let shares = divide(node_share[v][r], &queues, quantum.map(|q| q[r]));
-            for (&c, s) in kids.iter().zip(shares) {
-                match c {
-                    Child::Node(w) => node_share[w][r] = s,
-                    Child::User(u) => user_share[u][r] = s,
-                }
-            }
-        }
-    }
-    (node_share, user_share)
+    split_down(tree, total.to_vec(), |kids, r, amount| {
+        let queues: Vec<KaiQueue> = kids
+            .iter()
+            .map(|&c| KaiQueue {
+                weight: tree.weight_of(c),
+                deserved: tree.guarantee_of(c, r),
+                request: tree.request_of(c, r),
+                max_allowed: tree.limit_of(c, r),
+            })
+            .collect();
+        divide(amount, &queues, quantum.map(|q| q[r]))
+    })
 }
 
 #[cfg(test)]

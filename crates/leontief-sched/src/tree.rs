@@ -172,6 +172,33 @@ impl Tree {
     }
 }
 
+/// Every node's and user's amount of each resource, top down: the root
+/// holds `root`, and `split(children, r, amount)` divides a node's amount
+/// of resource r among its children (in the children's order).
+pub(crate) fn split_down(
+    tree: &Tree,
+    root: Vec<f64>,
+    mut split: impl FnMut(&[Child], usize, f64) -> Vec<f64>,
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let m = tree.m;
+    let mut node = vec![vec![0.0; m]; tree.len()];
+    let mut user = vec![vec![0.0; m]; tree.user_node.len()];
+    node[0] = root;
+    for v in tree.top_down() {
+        let kids = &tree.children[v];
+        for r in 0..m {
+            let shares = split(kids, r, node[v][r]);
+            for (&c, s) in kids.iter().zip(shares) {
+                match c {
+                    Child::Node(w) => node[w][r] = s,
+                    Child::User(u) => user[u][r] = s,
+                }
+            }
+        }
+    }
+    (node, user)
+}
+
 /// `x` rounded down to whole multiples of `quantum` (unchanged without
 /// one).
 pub(crate) fn round_down(x: f64, quantum: Option<f64>) -> f64 {

@@ -7,7 +7,7 @@
 //! limit capped by its subtree's request (a queue that cannot use a share
 //! leaves it to the others).
 
-use crate::tree::{Child, Tree};
+use crate::tree::{split_down, Tree};
 
 /// `COMPUTE_FAIR_SHARES_ITERATIONS` of `ComputeFairShares.java`.
 pub const ITERATIONS: usize = 25;
@@ -98,39 +98,26 @@ pub(crate) fn fair_shares(
             x
         }
     };
-    let mut node_units = vec![vec![0.0; m]; tree.len()];
-    let mut user_units = vec![vec![0.0; m]; tree.user_node.len()];
-    for r in 0..m {
-        node_units[0][r] = units(total[r], r);
-    }
-    for v in tree.top_down() {
-        let kids = &tree.children[v];
-        for r in 0..m {
-            let scheds: Vec<Schedulable> = kids
-                .iter()
-                .map(|&c| {
-                    let max = units(
-                        tree.limit_of(c, r)
-                            .unwrap_or(f64::INFINITY)
-                            .min(tree.request_of(c, r)),
-                        r,
-                    );
-                    Schedulable {
-                        weight: tree.weight_of(c),
-                        min: units(tree.guarantee_of(c, r), r).min(max),
-                        max,
-                    }
-                })
-                .collect();
-            let shares = compute_shares(&scheds, node_units[v][r], whole);
-            for (&c, s) in kids.iter().zip(shares) {
-                match c {
-                    Child::Node(w) => node_units[w][r] = s,
-                    Child::User(u) => user_units[u][r] = s,
+    let root: Vec<f64> = (0..m).map(|r| units(total[r], r)).collect();
+    let (node_units, user_units) = split_down(tree, root, |kids, r, amount| {
+        let scheds: Vec<Schedulable> = kids
+            .iter()
+            .map(|&c| {
+                let max = units(
+                    tree.limit_of(c, r)
+                        .unwrap_or(f64::INFINITY)
+                        .min(tree.request_of(c, r)),
+                    r,
+                );
+                Schedulable {
+                    weight: tree.weight_of(c),
+                    min: units(tree.guarantee_of(c, r), r).min(max),
+                    max,
                 }
-            }
-        }
-    }
+            })
+            .collect();
+        compute_shares(&scheds, amount, whole)
+    });
     let back = |rows: Vec<Vec<f64>>| -> Vec<Vec<f64>> {
         rows.into_iter()
             .map(|row| row.iter().enumerate().map(|(r, &x)| x * unit(r)).collect())
