@@ -2,7 +2,7 @@
 
 use crate::polytope::mu;
 use crate::AuditTolerance;
-use leontief_core::Instance;
+use leontief_core::{Instance, Tasks};
 use serde::Serialize;
 
 const INF: f64 = f64::INFINITY;
@@ -27,19 +27,18 @@ pub struct EnvyCheck {
 /// server (O(sum over users of the holders where it may run)).
 pub fn envy(
     instance: &Instance,
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     placement: bool,
     tol: &AuditTolerance,
 ) -> EnvyCheck {
     let users = instance.users();
     let (nu, k) = (users.len(), instance.num_entries());
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
-    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); k];
-    for (m, row) in tasks.iter().enumerate() {
-        for (i, &v) in row.iter().enumerate() {
-            if v > 0.0 {
-                holders[i].push(m);
-            }
+    let x = tasks.user_totals();
+    // Per entry, its holders and their tasks there.
+    let mut holders: Vec<Vec<(usize, f64)>> = vec![Vec::new(); k];
+    for (m, i, v) in tasks.nonzeros() {
+        if v > 0.0 {
+            holders[i].push((m, v));
         }
     }
     let mut worst: Option<(String, String, f64, f64)> = None;
@@ -53,12 +52,12 @@ pub fn envy(
             if placement && !instance.eligible(n, i) {
                 continue;
             }
-            for &m in holders[i.0].iter().filter(|&&m| m != n.0) {
+            for &(m, held) in holders[i.0].iter().filter(|&&(m, _)| m != n.0) {
                 with[m] += dn
                     .iter()
                     .zip(&users[m].demand)
                     .filter(|(&a, _)| a > 0.0)
-                    .map(|(&a, &b)| tasks[m][i.0] * b / a)
+                    .map(|(&a, &b)| held * b / a)
                     .fold(INF, f64::min);
             }
         }

@@ -3,7 +3,7 @@
 //! best-response improvement (the Nikaido-Isoda gap) and the KKT residual.
 
 pub use leontief_core::checks::{ServerCertificate, VdsCertificate};
-use leontief_core::{Instance, ResourceId, ServerId};
+use leontief_core::{Instance, ResourceId, ServerId, Tasks};
 
 const INF: f64 = f64::INFINITY;
 
@@ -13,17 +13,17 @@ const INF: f64 = f64::INFINITY;
 pub fn vds_certificate(
     instance: &Instance,
     alpha: f64,
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     prices: &[Vec<f64>],
     log_scale: &[f64],
     tolerance: f64,
 ) -> VdsCertificate {
     let users = instance.users();
     let (m, k) = (instance.num_resources(), instance.num_entries());
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let x: Vec<f64> = tasks.user_totals();
     let mut infeasibility = 0.0f64;
-    for (n, row) in tasks.iter().enumerate() {
-        for (i, &v) in row.iter().enumerate() {
+    for (n, row) in tasks.rows().enumerate() {
+        for (i, v) in row {
             infeasibility = infeasibility.max(-v);
             if v != 0.0 && instance.gamma(leontief_core::UserId(n), ServerId(i)) <= 0.0 {
                 infeasibility = infeasibility.max(v.abs());
@@ -33,15 +33,15 @@ pub fn vds_certificate(
             infeasibility = infeasibility.max((x[n] - t) / t.max(1e-300));
         }
     }
-    let mut servers = Vec::with_capacity(k);
-    for i in 0..k {
-        let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
-        let mut used = vec![0.0; m];
-        for n in 0..users.len() {
-            for r in 0..m {
-                used[r] += tasks[n][i] * users[n].demand[r];
-            }
+    let mut used_on = vec![vec![0.0; m]; k];
+    for (n, i, v) in tasks.nonzeros() {
+        for r in 0..m {
+            used_on[i][r] += v * users[n].demand[r];
         }
+    }
+    let mut servers = Vec::with_capacity(k);
+    for (i, used) in used_on.iter().enumerate() {
+        let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
         for r in 0..m {
             if used[r] > c(r) {
                 infeasibility = infeasibility.max((used[r] - c(r)) / c(r).max(1e-300));
@@ -60,7 +60,7 @@ pub fn vds_certificate(
             if g <= 0.0 {
                 continue;
             }
-            let lo = (x[n] - tasks[n][i]).max(0.0);
+            let lo = (x[n] - tasks.get(n, i)).max(0.0);
             let hi = users[n].tasks.map_or(INF, |t| t.max(lo));
             if hi <= 0.0 {
                 continue;

@@ -16,7 +16,7 @@
 //! `max_r D_{n,r} / C_r` is computed exactly here; for other shares (k-DF,
 //! TSF) the floating-point `sigma` given is converted exactly.
 
-use leontief_core::{Instance, RoundPrices, ServerId};
+use leontief_core::{Instance, RoundPrices, ServerId, Tasks};
 use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -61,14 +61,14 @@ fn up(x: &BigRational) -> f64 {
 
 /// Re-check a max-min certificate exactly (see the module docs). `sigma`
 /// is used where `dominant` is false; with `dominant` the shares are the
-/// exact dominant shares. `tasks[n][i]` are the allocation's entries,
+/// exact dominant shares. `tasks.get(n, i)` are the allocation's entries,
 /// `user_tasks` their row sums as printed.
 #[allow(clippy::too_many_arguments)]
 pub fn exact_certificate(
     instance: &Instance,
     dominant: bool,
     sigma: &[f64],
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     user_tasks: &[f64],
     frozen_round: &[usize],
     rounds: &[RoundPrices],
@@ -96,7 +96,10 @@ pub fn exact_certificate(
             out.violations.push(why);
         }
     };
-    if sigma.len() != nu || tasks.len() != nu || user_tasks.len() != nu || frozen_round.len() != nu
+    if sigma.len() != nu
+        || tasks.users() != nu
+        || user_tasks.len() != nu
+        || frozen_round.len() != nu
     {
         fail(
             &mut out,
@@ -125,15 +128,18 @@ pub fn exact_certificate(
     let mut used = vec![vec![BigRational::zero(); m]; k];
     let mut excess = BigRational::zero();
     for n in 0..nu {
-        if tasks[n].len() != k {
+        if tasks.servers() != k || tasks.row(n).last().is_some_and(|(i, _)| i >= k) {
             fail(
                 &mut out,
-                format!("tasks[{n}] has {} entries, expected {k}", tasks[n].len()),
+                format!(
+                    "tasks[{n}] has {} entries, expected {k}",
+                    tasks.servers().max(tasks.widest())
+                ),
             );
             return out;
         }
         let mut sum = BigRational::zero();
-        for (i, &t) in tasks[n].iter().enumerate() {
+        for (i, t) in tasks.row(n) {
             if t == 0.0 {
                 continue;
             }

@@ -2,7 +2,7 @@
 
 use crate::AuditTolerance;
 pub use leontief_core::checks::{Feasibility, Load};
-use leontief_core::{Instance, ServerId};
+use leontief_core::{Instance, ServerId, Tasks};
 
 const INF: f64 = f64::INFINITY;
 
@@ -11,15 +11,27 @@ const INF: f64 = f64::INFINITY;
 pub fn feasibility(
     instance: &Instance,
     user_tasks: &[f64],
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     placement: bool,
     tol: &AuditTolerance,
 ) -> Feasibility {
     let (m, k) = (instance.num_resources(), instance.num_entries());
     let mut v = Vec::new();
     let mut excess = 0.0f64;
-    if user_tasks.len() != instance.num_users() || tasks.len() != instance.num_users() {
+    if user_tasks.len() != instance.num_users() || tasks.users() != instance.num_users() {
         v.push("wrong number of users".to_string());
+        return Feasibility {
+            ok: false,
+            max_capacity_excess: INF,
+            violations: v,
+            fullest: None,
+        };
+    }
+    if tasks.servers() != k || tasks.widest() > k {
+        v.push(format!(
+            "tasks has {} entries per user, expected {k}",
+            tasks.servers().max(tasks.widest())
+        ));
         return Feasibility {
             ok: false,
             max_capacity_excess: INF,
@@ -30,17 +42,9 @@ pub fn feasibility(
     let mut used = vec![0.0; k * m];
     for n in instance.user_ids() {
         let u = instance.user(n);
-        let row = &tasks[n.0];
-        if row.len() != k {
-            v.push(format!(
-                "tasks[{}] has {} entries, expected {k}",
-                n.0,
-                row.len()
-            ));
-            continue;
-        }
-        let sum: f64 = row.iter().sum();
-        let size: f64 = row.iter().map(|x| x.abs()).sum();
+        let row = tasks.row(n.0);
+        let sum = tasks.user_total(n.0);
+        let size: f64 = row.iter().map(|(_, x)| x.abs()).sum();
         // Every comparison is relative to the quantities compared: no
         // absolute slack, so the verdict is the same in any units.
         if (sum - user_tasks[n.0]).abs() > tol.feasibility * size.max(user_tasks[n.0].abs()) {
@@ -54,7 +58,7 @@ pub fn feasibility(
                 v.push(format!("{} runs {sum} tasks, above its cap {t}", u.name));
             }
         }
-        for (i, &x) in row.iter().enumerate() {
+        for (i, x) in row {
             if x.is_nan() {
                 v.push(format!("tasks[{}][{i}] is not a number", n.0));
             } else if x < -tol.feasibility * size {

@@ -22,7 +22,7 @@
 use crate::polytope::{mu, polytope, solve};
 use crate::AuditTolerance;
 use leontief_core::verification::HierarchyCheck;
-use leontief_core::{Allocation, Instance, UserId, Verification};
+use leontief_core::{Allocation, Instance, Tasks, UserId, Verification};
 use leontief_model::{BackendError, LoadedLp, LpBackend};
 
 /// The relative tolerance of the lowest-share test.
@@ -346,7 +346,7 @@ pub fn check<B: LpBackend>(
         (instance.clone(), true)
     };
     let feas = if a.pooled {
-        let single: Vec<Vec<f64>> = a.user_tasks.iter().map(|&x| vec![x]).collect();
+        let single = Tasks::from_rows(1, a.user_tasks.iter().map(|&x| vec![(0, x)]).collect());
         crate::feasibility(&checked_on, &a.user_tasks, &single, false, &tol)
     } else {
         crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol)

@@ -12,7 +12,7 @@ use crate::witness::placed_dense;
 use crate::{AuditTolerance, Feasibility, MaxMinCheck, ParetoCheck, Rise};
 use crate::{Change, Witness};
 use leontief_core::shares::dominant_sigma;
-use leontief_core::{Allocation, Instance, UserId};
+use leontief_core::{Allocation, Instance, Tasks, UserId};
 use leontief_model::{BackendError, LpBackend};
 use serde::Serialize;
 
@@ -159,7 +159,7 @@ pub struct Verdict {
 ///     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
 /// }"#).unwrap();
 /// // A scheduler put u1 on s1 only and u2 on s2 only, 5 tasks each.
-/// let tasks = vec![vec![5.0, 0.0], vec![0.0, 5.0]];
+/// let tasks = leontief_core::Tasks::from(vec![vec![5.0, 0.0], vec![0.0, 5.0]]);
 /// let j = judge(&leontief_highs::Highs::default(), &instance, &tasks, VerifyMode::Auto, None).unwrap();
 /// assert!(j.feasibility.ok);
 /// assert!(!j.pareto.unwrap().ok); // both could run 10
@@ -169,22 +169,20 @@ pub struct Verdict {
 pub fn judge<B: LpBackend>(
     backend: &B,
     instance: &Instance,
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     mode: VerifyMode,
     drfh: Option<&Allocation>,
 ) -> Result<Judgement, BackendError> {
     let tol = AuditTolerance::default();
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let x: Vec<f64> = tasks.user_totals();
     let feasibility = crate::feasibility(instance, &x, tasks, true, &tol);
-    let fractional = tasks.iter().enumerate().find_map(|(n, row)| {
-        row.iter().enumerate().find_map(|(i, &t)| {
-            ((t - t.round()).abs() > WHOLE).then(|| {
-                (
-                    instance.users()[n].name.clone(),
-                    instance.servers()[i].name.clone(),
-                    t,
-                )
-            })
+    let fractional = tasks.nonzeros().find_map(|(n, i, t)| {
+        ((t - t.round()).abs() > WHOLE).then(|| {
+            (
+                instance.users()[n].name.clone(),
+                instance.servers()[i].name.clone(),
+                t,
+            )
         })
     });
     let whole_tasks = WholeTasks {
@@ -405,14 +403,15 @@ mod tests {
     }
 
     /// Each user at 2 tasks on its first server, its second idle.
-    fn first_servers_only() -> Vec<Vec<f64>> {
-        (0..30)
+    fn first_servers_only() -> Tasks {
+        let dense: Vec<Vec<f64>> = (0..30)
             .map(|n| {
                 (0..1000)
                     .map(|i| if i == 2 * n { 2.0 } else { 0.0 })
                     .collect()
             })
-            .collect()
+            .collect();
+        Tasks::from(dense)
     }
 
     #[test]

@@ -4,7 +4,7 @@ use crate::polytope::{mu, polytope, protect, resolution, solve};
 use crate::witness::{placed, placed_dense, Change, Placed};
 use crate::AuditTolerance;
 pub use leontief_core::checks::{MaxMinCheck, Witness};
-use leontief_core::Instance;
+use leontief_core::{Instance, Tasks};
 use leontief_model::{BackendError, Col, LoadedLp, LpBackend};
 use serde::Serialize;
 
@@ -196,14 +196,14 @@ pub fn rise<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     sigma: &[f64],
-    tasks: &[Vec<f64>],
+    tasks: &Tasks,
     placement: bool,
     witness: &Witness,
 ) -> Result<Option<Rise>, BackendError> {
     let Some(n) = instance.users().iter().position(|u| u.name == witness.user) else {
         return Ok(None);
     };
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let x: Vec<f64> = tasks.user_totals();
     let lv = levels(instance, sigma, &x);
     let cap = instance.users()[n].tasks.unwrap_or(f64::INFINITY);
     let tol = AuditTolerance::default();
@@ -261,21 +261,21 @@ pub fn rise<B: LpBackend>(
         }
     }
     let mix = |a: f64, b: f64| a + theta * (b - a);
-    let mut dense: Vec<Vec<f64>> = tasks.to_vec();
-    for &(u, i, c) in &p.pairs {
-        dense[u][i] = mix(tasks[u][i], s.x[c.0]);
-    }
     // Entries the LP has no column for keep (1 - theta) of their tasks.
     let on_lp: std::collections::HashSet<(usize, usize)> =
         p.pairs.iter().map(|&(u, i, _)| (u, i)).collect();
-    for (u, row) in dense.iter_mut().enumerate() {
-        for (i, t) in row.iter_mut().enumerate() {
-            if !on_lp.contains(&(u, i)) {
-                *t *= 1.0 - theta;
-            }
+    let mut mixed = tasks.clone();
+    mixed.map_values(|u, i, t| {
+        if on_lp.contains(&(u, i)) {
+            t
+        } else {
+            t * (1.0 - theta)
         }
+    });
+    for &(u, i, c) in &p.pairs {
+        mixed.set(u, i, mix(tasks.get(u, i), s.x[c.0]));
     }
-    let y: Vec<f64> = dense.iter().map(|r| r.iter().sum()).collect();
+    let y = mixed.user_totals();
     let change = |m: usize| Change {
         user: instance.users()[m].name.clone(),
         has: x[m],
@@ -286,7 +286,7 @@ pub fn rise<B: LpBackend>(
         .map(|m| ((x[m] - y[m]) * mu(instance, m), change(m)))
         .collect();
     payers.sort_by(|a, b| b.0.total_cmp(&a.0));
-    let allocation = placed_dense(instance, &dense);
+    let allocation = placed_dense(instance, &mixed);
     Ok(Some(Rise {
         user: change(n),
         payers: payers.into_iter().map(|(_, c)| c).collect(),

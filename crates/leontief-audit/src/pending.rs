@@ -5,7 +5,7 @@
 //! A server entry with `count` > 1 is read as one pool: its room is the
 //! class capacity less what its tasks use.
 
-use leontief_core::{Instance, ServerId, UserId};
+use leontief_core::{Instance, ServerId, Tasks, UserId};
 use serde::Serialize;
 
 /// Entries named per pending user at most.
@@ -63,7 +63,7 @@ pub struct NodeLine {
 }
 
 /// Free capacity per entry and resource.
-fn free(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<Vec<f64>> {
+fn free(instance: &Instance, tasks: &Tasks) -> Vec<Vec<f64>> {
     instance
         .server_ids()
         .map(|i| {
@@ -72,7 +72,7 @@ fn free(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<Vec<f64>> {
                 .map(|r| {
                     let used: f64 = instance
                         .user_ids()
-                        .map(|n| tasks[n.0][i.0] * instance.user(n).demand[r.0])
+                        .map(|n| tasks.get(n.0, i.0) * instance.user(n).demand[r.0])
                         .sum();
                     instance.class_capacity(i, r) - used
                 })
@@ -98,14 +98,14 @@ fn blocked(instance: &Instance, n: UserId, i: ServerId, free: &[f64]) -> Option<
 }
 
 /// Every user below its cap, with the reason it waits (instance order).
-pub fn pending(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<PendingUser> {
+pub fn pending(instance: &Instance, tasks: &Tasks) -> Vec<PendingUser> {
     let free = free(instance, tasks);
     let mut out = Vec::new();
     for n in instance.user_ids() {
         let Some(cap) = instance.user(n).tasks else {
             continue;
         };
-        let x: f64 = tasks[n.0].iter().sum();
+        let x: f64 = tasks.user_total(n.0);
         if x >= cap - SHORT {
             continue;
         }
@@ -162,7 +162,7 @@ pub fn pending(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<PendingUser> {
 }
 
 /// Every server's fullest resource and its users (instance order).
-pub fn nodes(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<NodeLine> {
+pub fn nodes(instance: &Instance, tasks: &Tasks) -> Vec<NodeLine> {
     let free = free(instance, tasks);
     instance
         .server_ids()
@@ -178,8 +178,8 @@ pub fn nodes(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<NodeLine> {
                 .unwrap_or((leontief_core::ResourceId(0), 0.0));
             let mut users: Vec<(String, f64)> = instance
                 .user_ids()
-                .filter(|n| tasks[n.0][i.0] != 0.0)
-                .map(|n| (instance.user(n).name.clone(), tasks[n.0][i.0]))
+                .filter(|n| tasks.get(n.0, i.0) != 0.0)
+                .map(|n| (instance.user(n).name.clone(), tasks.get(n.0, i.0)))
                 .collect();
             users.sort_by(|a, b| b.1.total_cmp(&a.1));
             NodeLine {
@@ -212,12 +212,12 @@ mod tests {
                           {"name": "free", "demand": [1, 1]}]}"#,
         )
         .unwrap();
-        let tasks = vec![
+        let tasks = Tasks::from(vec![
             vec![2.0, 2.0, 0.0],
             vec![0.0, 0.0, 1.0],
             vec![0.0, 0.0, 1.0],
             vec![0.0, 0.0, 0.0],
-        ];
+        ]);
         let p = pending(&instance, &tasks);
         assert_eq!(p.len(), 2);
         assert_eq!(p[0].user, "full");

@@ -3,7 +3,7 @@
 //! conditions, the Definition-2 bottleneck.
 
 pub use leontief_core::checks::{PsdsfCheck, PsdsfUserCheck};
-use leontief_core::{Instance, ResourceId, ServerId, UserId};
+use leontief_core::{Instance, ResourceId, ServerId, Tasks, UserId};
 use serde::Serialize;
 
 /// Result of [`sharing_incentive_check`].
@@ -82,7 +82,7 @@ pub fn sharing_incentive(instance: &Instance, x: &[f64]) -> f64 {
 /// The exact Definition-4 check: for every user n and eligible server i,
 /// some resource r with D_{n,r} > 0 is saturated on i and every other user
 /// m holding r on i has s_{m,i}/w_m <= s_{n,i}/w_n.
-pub fn psdsf(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> PsdsfCheck {
+pub fn psdsf(instance: &Instance, tasks: &Tasks, tolerance: f64) -> PsdsfCheck {
     let users = instance.users();
     let (nu, m, k) = (
         users.len(),
@@ -98,12 +98,11 @@ pub fn psdsf(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> PsdsfCh
                 .collect()
         })
         .collect();
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let x = tasks.user_totals();
     let mut used = vec![vec![0.0; m]; k];
     let mut infeasibility = 0.0f64;
     for n in 0..nu {
-        for i in 0..k {
-            let v = tasks[n][i];
+        for (i, v) in tasks.row(n) {
             if v != 0.0 && !instance.can_run_on(UserId(n), ServerId(i)) {
                 infeasibility = infeasibility.max(v.abs());
             }
@@ -131,7 +130,7 @@ pub fn psdsf(instance: &Instance, tasks: &[Vec<f64>], tolerance: f64) -> PsdsfCh
     let mut top: Vec<Vec<(f64, usize, f64)>> =
         vec![vec![(f64::NEG_INFINITY, usize::MAX, f64::NEG_INFINITY); m]; k];
     for n in 0..nu {
-        for i in (0..k).filter(|&i| tasks[n][i] > 0.0 && g[n][i] > 0.0) {
+        for i in (0..k).filter(|&i| tasks.get(n, i) > 0.0 && g[n][i] > 0.0) {
             let l = level(n, i);
             for r in (0..m).filter(|&r| users[n].demand[r] > 0.0) {
                 let t = &mut top[i][r];

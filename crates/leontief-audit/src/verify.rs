@@ -10,7 +10,7 @@ use leontief_core::verification::{
     Spread, Verdict,
 };
 use leontief_core::Verification;
-use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId, Status};
+use leontief_core::{Allocation, Instance, RawInstance, RawServer, ServerId, Status, Tasks};
 use leontief_model::{BackendError, LpBackend};
 use serde::{Deserialize, Serialize};
 
@@ -192,7 +192,7 @@ pub fn verify<B: LpBackend>(
     let placement = !a.pooled;
     // A pooled allocation (drf) is feasible on the pool, not per entry.
     let feas = if a.pooled {
-        let single: Vec<Vec<f64>> = a.user_tasks.iter().map(|&x| vec![x]).collect();
+        let single = Tasks::from_rows(1, a.user_tasks.iter().map(|&x| vec![(0, x)]).collect());
         crate::feasibility(&instance.pooled(), &a.user_tasks, &single, false, &tol)
     } else {
         crate::feasibility(instance, &a.user_tasks, &a.tasks, placement, &tol)
@@ -343,7 +343,7 @@ pub fn verify<B: LpBackend>(
                 for i in instance.server_ids() {
                     let (sub, x) = server_subinstance(instance, a, i, &got);
                     for n in instance.user_ids() {
-                        got[n.0] += a.tasks[n.0][i.0];
+                        got[n.0] += a.tasks.get(n.0, i.0);
                     }
                     let Some(sub) = sub else { continue };
                     let sigma = dominant_sigma(&sub);
@@ -450,7 +450,7 @@ fn server_subinstance(
         u.servers = None;
         u.tasks = remaining;
         users.push(u);
-        x.push(a.tasks[n.0][i.0]);
+        x.push(a.tasks.get(n.0, i.0));
     }
     if users.is_empty() {
         return (None, x);
@@ -477,14 +477,9 @@ fn verify_whole(instance: &Instance, a: &Allocation) -> Verification {
     let feas = crate::feasibility(instance, &a.user_tasks, &a.tasks, true, &tol);
     let fractional: Vec<String> = a
         .tasks
-        .iter()
-        .enumerate()
-        .flat_map(|(n, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, x)| x.fract() != 0.0)
-                .map(move |(i, x)| format!("tasks[{n}][{i}] = {x}"))
-        })
+        .nonzeros()
+        .filter(|(_, _, x)| x.fract() != 0.0)
+        .map(|(n, i, x)| format!("tasks[{n}][{i}] = {x}"))
         .take(10)
         .collect();
     Verification {

@@ -3,7 +3,7 @@
 
 use crate::polytope::Polytope;
 pub use leontief_core::checks::{Change, Placed};
-use leontief_core::Instance;
+use leontief_core::{Instance, Tasks};
 use leontief_model::LoadedLp;
 
 /// The nonzero x_{n,i} of an LP solution on the polytope.
@@ -24,19 +24,14 @@ pub(crate) fn placed<L: LoadedLp>(
 }
 
 /// The nonzero entries of a dense allocation (per user, per server entry).
-pub(crate) fn placed_dense(instance: &Instance, tasks: &[Vec<f64>]) -> Vec<Placed> {
+pub(crate) fn placed_dense(instance: &Instance, tasks: &Tasks) -> Vec<Placed> {
     tasks
-        .iter()
-        .enumerate()
-        .flat_map(|(n, row)| {
-            row.iter()
-                .enumerate()
-                .filter(|(_, &t)| t > 0.0)
-                .map(move |(i, &t)| Placed {
-                    user: instance.users()[n].name.clone(),
-                    server: instance.servers()[i].name.clone(),
-                    tasks: t,
-                })
+        .nonzeros()
+        .filter(|&(_, _, t)| t > 0.0)
+        .map(|(n, i, t)| Placed {
+            user: instance.users()[n].name.clone(),
+            server: instance.servers()[i].name.clone(),
+            tasks: t,
         })
         .collect()
 }

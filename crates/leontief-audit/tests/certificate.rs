@@ -39,6 +39,7 @@ fn both(
     tolerance: f64,
 ) -> (Option<Vec<String>>, bool) {
     let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
+    let tasks = &leontief_core::Tasks::from(tasks.to_vec());
     let float = max_min_certificate(
         inst,
         sigma,

@@ -7,7 +7,7 @@ use leontief_audit::verify::{verify, Merit, Property, Shares, VerifyMode};
 use leontief_audit::{envy, feasibility, placement, AuditTolerance};
 use leontief_core::fairness::Family;
 use leontief_core::verification::FrankWolfe;
-use leontief_core::{Allocation, Instance, Status, Verification};
+use leontief_core::{Allocation, Instance, Status, Tasks, Verification};
 use leontief_highs::Highs;
 
 /// Fig. 1 of 000: two servers [2, 12] and [12, 2]; u1 [0.2, 1], u2 [1, 0.2].
@@ -85,7 +85,7 @@ fn a_partial_allocation_gets_its_feasibility_checked_and_no_verdict() {
 fn over_capacity_and_fractional_tasks_are_refused() {
     let inst = fig1();
     let tol = AuditTolerance::default();
-    let over = vec![vec![11.0, 0.0], vec![0.0, 10.0]];
+    let over = Tasks::from(vec![vec![11.0, 0.0], vec![0.0, 10.0]]);
     let f = feasibility(&inst, &[11.0, 10.0], &over, true, &tol);
     assert!(!f.ok && f.max_capacity_excess > 0.09, "{f:?}");
     let h = Highs::default();
@@ -104,10 +104,20 @@ fn over_capacity_and_fractional_tasks_are_refused() {
 fn envy_is_found_with_its_witness() {
     let inst = fig1();
     let tol = AuditTolerance::default();
-    let fair = envy(&inst, &[vec![10.0, 0.0], vec![0.0, 10.0]], true, &tol);
+    let fair = envy(
+        &inst,
+        &Tasks::from(vec![vec![10.0, 0.0], vec![0.0, 10.0]]),
+        true,
+        &tol,
+    );
     assert!(fair.ok && fair.worst_relative == 0.0, "{fair:?}");
     // u1 on s2 with u2's 10 tasks there could run min(10/0.2, 2/1) = 2.
-    let poor = envy(&inst, &[vec![1.0, 0.0], vec![0.0, 10.0]], true, &tol);
+    let poor = envy(
+        &inst,
+        &Tasks::from(vec![vec![1.0, 0.0], vec![0.0, 10.0]]),
+        true,
+        &tol,
+    );
     let (who, whom, could, has) = poor.worst.clone().expect("u1 envies u2");
     assert_eq!((who.as_str(), whom.as_str()), ("u1", "u2"));
     assert!((could - 2.0).abs() < 1e-12 && has == 1.0, "{poor:?}");
@@ -117,10 +127,18 @@ fn envy_is_found_with_its_witness() {
 #[test]
 fn psdsf_definition_4_needs_a_saturated_resource() {
     let inst = fig1();
-    let c = placement::psdsf(&inst, &[vec![10.0, 0.0], vec![0.0, 10.0]], 1e-9);
+    let c = placement::psdsf(
+        &inst,
+        &Tasks::from(vec![vec![10.0, 0.0], vec![0.0, 10.0]]),
+        1e-9,
+    );
     assert!(c.holds, "{c:?}");
     // Nothing is saturated on s1 for u1 any more.
-    let c = placement::psdsf(&inst, &[vec![5.0, 0.0], vec![0.0, 10.0]], 1e-9);
+    let c = placement::psdsf(
+        &inst,
+        &Tasks::from(vec![vec![5.0, 0.0], vec![0.0, 10.0]]),
+        1e-9,
+    );
     assert!(!c.holds && c.users[0].violation == 1.0, "{c:?}");
     assert_eq!(placement::sharing_incentive(&inst, &[10.0, 10.0]), 0.0);
     assert!(placement::sharing_incentive(&inst, &[1.0, 10.0]) > 0.5);

@@ -73,7 +73,7 @@ fn feasibility_check_is_relative_whatever_the_units() {
             "users":[{"name":"u1","demand":[1e-11,0.01]},{"name":"u2","demand":[1e-12,0.1]}]}"#,
     );
     let x = [9.9, 99.0];
-    let tasks = vec![vec![x[0]], vec![x[1]]];
+    let tasks = leontief_core::Tasks::from(vec![vec![x[0]], vec![x[1]]]);
     let f = leontief_audit::feasibility(&tiny, &x, &tasks, true, &Default::default());
     assert!(!f.ok);
     assert!(f.max_capacity_excess > 0.9);

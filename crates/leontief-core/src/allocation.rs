@@ -3,6 +3,7 @@
 
 use crate::ids::{ResourceId, ServerId, UserId};
 use crate::instance::Instance;
+use crate::tasks::Tasks;
 use crate::verification::Verification;
 use leontief_model::Status;
 use serde::Serialize;
@@ -162,25 +163,37 @@ pub struct SparseTasks {
 }
 
 impl SparseTasks {
-    /// The nonzero entries of a dense `tasks` with `servers` columns.
-    pub fn from_dense(tasks: &[Vec<f64>], servers: usize) -> SparseTasks {
+    /// The nonzero entries of `tasks`, row by row.
+    pub fn from_tasks(tasks: &Tasks) -> SparseTasks {
         let mut s = SparseTasks {
-            users: tasks.len(),
-            servers,
-            user: Vec::new(),
-            server: Vec::new(),
-            tasks: Vec::new(),
+            users: tasks.users(),
+            servers: tasks.servers(),
+            user: Vec::with_capacity(tasks.nonzero_count()),
+            server: Vec::with_capacity(tasks.nonzero_count()),
+            tasks: Vec::with_capacity(tasks.nonzero_count()),
         };
-        for (n, row) in tasks.iter().enumerate() {
-            for (i, &v) in row.iter().enumerate() {
-                if v != 0.0 {
-                    s.user.push(n);
-                    s.server.push(i);
-                    s.tasks.push(v);
-                }
-            }
+        for (n, i, v) in tasks.nonzeros() {
+            s.user.push(n);
+            s.server.push(i);
+            s.tasks.push(v);
         }
         s
+    }
+
+    /// The entries as [`Tasks`]; `None` when an index is out of range or
+    /// the arrays differ in length.
+    pub fn to_tasks(&self) -> Option<Tasks> {
+        if self.user.len() != self.tasks.len() || self.server.len() != self.tasks.len() {
+            return None;
+        }
+        let mut rows = vec![Vec::new(); self.users];
+        for ((&n, &i), &v) in self.user.iter().zip(&self.server).zip(&self.tasks) {
+            if i >= self.servers {
+                return None;
+            }
+            rows.get_mut(n)?.push((i, v));
+        }
+        Some(Tasks::from_rows(self.servers, rows))
     }
 
     /// The dense matrix (`users` rows of `servers` entries); `None` when an
@@ -209,8 +222,9 @@ pub struct Allocation {
     pub backend_status: Option<String>,
     /// x_n, tasks of each user (input order).
     pub user_tasks: Vec<f64>,
-    /// x_{n,i}, tasks of user n on server entry i (class totals).
-    pub tasks: Vec<Vec<f64>>,
+    /// x_{n,i}, tasks of user n on server entry i (class totals), held
+    /// sparsely; serialised as the dense matrix.
+    pub tasks: Tasks,
     /// Mechanism objective: the max-min level of the first round, or the
     /// NFC total; `None` when there is no solution.
     pub objective: Option<f64>,
@@ -267,8 +281,14 @@ pub struct Allocation {
 
 impl Allocation {
     /// An allocation with the metrics filled in from `tasks`.
-    pub fn new(instance: &Instance, mechanism: &str, status: Status, tasks: Vec<Vec<f64>>) -> Self {
-        let user_tasks: Vec<f64> = tasks.iter().map(|row| row.iter().sum()).collect();
+    pub fn new(
+        instance: &Instance,
+        mechanism: &str,
+        status: Status,
+        tasks: impl Into<Tasks>,
+    ) -> Self {
+        let tasks: Tasks = tasks.into();
+        let user_tasks = tasks.user_totals();
         let metrics = Metrics::compute(instance, &tasks);
         Allocation {
             mechanism: mechanism.to_string(),
@@ -298,7 +318,7 @@ impl Allocation {
 
     /// An allocation with no solution (every task 0), carrying `status`.
     pub fn empty(instance: &Instance, mechanism: &str, status: Status) -> Self {
-        let tasks = vec![vec![0.0; instance.num_entries()]; instance.num_users()];
+        let tasks = Tasks::zeros(instance.num_users(), instance.num_entries());
         Allocation::new(instance, mechanism, status, tasks)
     }
 }
@@ -306,17 +326,20 @@ impl Allocation {
 #[cfg(test)]
 mod sparse_tests {
     use super::SparseTasks;
+    use crate::tasks::Tasks;
 
     #[test]
     fn sparse_round_trips_and_keeps_only_nonzeros() {
         let dense = vec![vec![0.0, 1.5, 0.0], vec![2.0, 0.0, 0.25]];
-        let s = SparseTasks::from_dense(&dense, 3);
+        let s = SparseTasks::from_tasks(&Tasks::from(dense.clone()));
         assert_eq!(s.user, vec![0, 1, 1]);
         assert_eq!(s.server, vec![1, 0, 2]);
         assert_eq!(s.to_dense().unwrap(), dense);
+        assert_eq!(s.to_tasks().unwrap().to_dense(), dense);
         let mut bad = s.clone();
         bad.server[0] = 3;
         assert!(bad.to_dense().is_none());
+        assert!(bad.to_tasks().is_none());
     }
 }
 
@@ -331,21 +354,19 @@ impl Metrics {
     }
 
     /// Metrics of the allocation `tasks[n][i]` on `instance`.
-    pub fn compute(instance: &Instance, tasks: &[Vec<f64>]) -> Metrics {
+    pub fn compute(instance: &Instance, tasks: &Tasks) -> Metrics {
         let m = instance.num_resources();
         let k = instance.num_entries();
         let mut used = vec![vec![0.0; m]; k];
-        let mut user_tasks = Vec::with_capacity(tasks.len());
-        for (n, row) in tasks.iter().enumerate() {
+        let mut user_tasks = Vec::with_capacity(tasks.users());
+        for (n, row) in tasks.rows().enumerate() {
             let d = &instance.user(UserId(n)).demand;
-            for (i, &x) in row.iter().enumerate() {
-                if x != 0.0 {
-                    for r in 0..m {
-                        used[i][r] += x * d[r];
-                    }
+            for (i, x) in row {
+                for r in 0..m {
+                    used[i][r] += x * d[r];
                 }
             }
-            user_tasks.push(row.iter().sum::<f64>());
+            user_tasks.push(tasks.user_total(n));
         }
         let mut total_used = vec![0.0; m];
         let mut violation = 0.0f64;

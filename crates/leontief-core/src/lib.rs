@@ -21,6 +21,7 @@ pub mod schedulers;
 pub mod shares;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+pub mod tasks;
 pub mod verification;
 
 pub use allocation::{
@@ -35,4 +36,5 @@ pub use instance::{
 };
 pub use leontief_model::Status;
 pub use scaling::Scaling;
+pub use tasks::Tasks;
 pub use verification::Verification;

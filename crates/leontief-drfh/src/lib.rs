@@ -57,7 +57,7 @@ pub use lp::pricing;
 pub use paths::{merge, patterns};
 
 pub use leontief_core::shares::{dominant_sigma, kdf_sigma, tsf_sigma};
-use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};
+use leontief_core::{Allocation, Instance, ResourceId, ServerId, Status, UserId};
 use leontief_model::LpBackend;
 use maxmin::{lex_max_min, progressive_filling, Freeze, MaxMinOutcome, MaxMinSettings};
 pub use nfc::nfc;
@@ -350,11 +350,12 @@ fn saturated_used(instance: &Instance, a: &Allocation, n: UserId) -> Vec<String>
     }
     // The first few only: formatting every saturated entry a user runs on
     // cost 1 s on the Google cell listed as 12,583 entries.
-    for i in instance.server_ids() {
+    for (i, x) in a.tasks.row(n.0) {
+        let i = ServerId(i);
         if out.len() >= SHOWN {
             break;
         }
-        if a.tasks[n.0][i.0] <= 1e-9 * a.user_tasks[n.0].max(1.0) {
+        if x <= 1e-9 * a.user_tasks[n.0].max(1.0) {
             continue;
         }
         for r in instance.resource_ids() {

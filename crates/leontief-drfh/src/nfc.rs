@@ -303,10 +303,11 @@ impl Lp {
             a.backend_status = Some(sol.raw_status.clone());
             return a;
         }
-        let mut tasks = vec![vec![0.0; k]; instance.num_users()];
+        let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); instance.num_users()];
         for (c, &(n, i)) in self.cols.iter().enumerate() {
-            tasks[n][i.0] = sol.x[c].max(0.0);
+            rows[n].push((i.0, sol.x[c].max(0.0)));
         }
+        let tasks = leontief_core::Tasks::from_rows(k, rows);
         let mut a = Allocation::new(instance, "nfc", sol.status, tasks);
         a.objective = Some(sol.objective);
         a.backend_status = Some(sol.raw_status.clone());

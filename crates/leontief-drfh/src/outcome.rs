@@ -1,7 +1,7 @@
 //! What the operator returns: the outcome, why each user stopped, the
 //! round certificates, and which path ran ([`Path`]).
 
-use leontief_core::Status;
+use leontief_core::{Status, Tasks};
 
 /// Why a user stopped rising.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,8 +25,8 @@ pub struct MaxMinOutcome {
     pub status: Status,
     /// Raw backend status of the solve that decided `status`.
     pub raw_status: String,
-    /// x_{n,i} (empty rows when there is no solution).
-    pub tasks: Vec<Vec<f64>>,
+    /// x_{n,i} (no users when there is no solution).
+    pub tasks: Tasks,
     /// Level s_n / w_n of each user.
     pub levels: Vec<f64>,
     /// Round in which each user froze (0: could not run).
@@ -77,7 +77,7 @@ impl MaxMinOutcome {
         MaxMinOutcome {
             status: Status::Optimal,
             raw_status: String::new(),
-            tasks: Vec::new(),
+            tasks: Tasks::default(),
             levels: vec![0.0; nu],
             frozen_round: vec![0; nu],
             freeze: vec![Freeze::CannotRun; nu],

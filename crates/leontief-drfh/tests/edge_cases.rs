@@ -173,7 +173,7 @@ fn drf_on_several_servers_says_it_pools() {
 #[test]
 fn naive_drf_reproduces_fig2_per_server() {
     let a = naive_drf(&inst(FIG1));
-    assert_eq!(a.tasks, vec![vec![5.0, 1.0], vec![1.0, 5.0]]);
+    assert_eq!(a.tasks.to_dense(), vec![vec![5.0, 1.0], vec![1.0, 5.0]]);
 }
 
 #[test]
@@ -226,8 +226,8 @@ fn ten_thousand_identical_servers_as_a_class_as_entries_and_pooled_agree() {
     assert_close(&class.user_tasks, &pooled.user_tasks, 1e-7);
     assert_close(&entries.user_tasks, &pooled.user_tasks, 1e-7);
     // The class stays one block: one entry in `tasks`, its total.
-    assert_eq!(class.tasks[0].len(), 1);
-    assert_eq!(entries.tasks[0].len(), 10_000);
+    assert_eq!(class.tasks.servers(), 1);
+    assert_eq!(entries.tasks.servers(), 10_000);
 }
 
 #[test]

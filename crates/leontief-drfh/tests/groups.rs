@@ -23,7 +23,7 @@ fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
 }
 
 fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.iter().map(|r| r.iter().sum()).collect()
+    o.tasks.user_totals()
 }
 
 fn certify(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -> bool {

@@ -27,7 +27,7 @@ fn rounds(inst: &Instance, o: &MaxMinOutcome) -> Vec<RoundPrices> {
 }
 
 fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.iter().map(|r| r.iter().sum()).collect()
+    o.tasks.user_totals()
 }
 
 fn certify(

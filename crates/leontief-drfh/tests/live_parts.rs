@@ -11,7 +11,7 @@ use leontief_drfh::maxmin::{lex_max_min, MaxMinOutcome, MaxMinSettings};
 use leontief_highs::Highs;
 
 fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.iter().map(|r| r.iter().sum()).collect()
+    o.tasks.user_totals()
 }
 
 fn rounds(m: usize, o: &MaxMinOutcome) -> Vec<RoundPrices> {

@@ -38,14 +38,14 @@ fn stopped_rounds_leave_a_feasible_point_with_the_lowest_levels_exact() {
             part.raw_status
         );
         assert_eq!(part.rounds, limit, "seed {seed}");
-        assert_eq!(part.tasks.len(), inst.num_users(), "seed {seed}");
+        assert_eq!(part.tasks.users(), inst.num_users(), "seed {seed}");
 
         // Feasible: placement, signs and every capacity.
         for i in inst.server_ids() {
             for r in (0..inst.num_resources()).map(ResourceId) {
                 let used: f64 = inst
                     .user_ids()
-                    .map(|n| part.tasks[n.0][i.0] * inst.user(n).demand[r.0])
+                    .map(|n| part.tasks[(n.0, i.0)] * inst.user(n).demand[r.0])
                     .sum();
                 let cap = inst.class_capacity(i, r);
                 assert!(
@@ -58,7 +58,7 @@ fn stopped_rounds_leave_a_feasible_point_with_the_lowest_levels_exact() {
         }
         for n in inst.user_ids() {
             for i in inst.server_ids() {
-                let x = part.tasks[n.0][i.0];
+                let x = part.tasks[(n.0, i.0)];
                 assert!(x >= 0.0, "seed {seed}: negative tasks");
                 assert!(
                     x == 0.0 || inst.eligible(n, i),

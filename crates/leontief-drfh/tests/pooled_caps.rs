@@ -41,8 +41,8 @@ fn instance(seed: u64) -> Instance {
     Instance::new(raw).expect("valid")
 }
 
-fn user_tasks(tasks: &[Vec<f64>]) -> Vec<f64> {
-    tasks.iter().map(|r| r.iter().sum()).collect()
+fn user_tasks(tasks: &leontief_core::Tasks) -> Vec<f64> {
+    tasks.user_totals()
 }
 
 #[test]

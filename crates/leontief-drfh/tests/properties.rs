@@ -20,8 +20,8 @@ fn tol() -> AuditTolerance {
 /// Feasibility, placement and caps, and user_tasks = row sums.
 fn assert_feasible(inst: &Instance, a: &Allocation, placement: bool) -> Result<(), TestCaseError> {
     prop_assert_eq!(a.status, Status::Optimal);
-    for (n, row) in a.tasks.iter().enumerate() {
-        let s: f64 = row.iter().sum();
+    for n in 0..a.tasks.users() {
+        let s = a.tasks.user_total(n);
         prop_assert!((s - a.user_tasks[n]).abs() <= 1e-12 * s.abs().max(1.0));
     }
     let f = audit::feasibility(inst, &a.user_tasks, &a.tasks, placement, &tol());
@@ -75,14 +75,14 @@ proptest! {
     fn drf_closed_form_is_max_min_on_the_pool_and_matches_the_lp(inst in instance(Shape::default())) {
         let a = drf(&inst);
         let pool = inst.pooled();
-        let single: Vec<Vec<f64>> = a.user_tasks.iter().map(|&x| vec![x]).collect();
+        let single: leontief_core::Tasks = a.user_tasks.iter().map(|&x| vec![x]).collect::<Vec<_>>().into();
         let f = audit::feasibility(&pool, &a.user_tasks, &single, false, &tol());
         prop_assert!(f.ok, "{:?}", f.violations);
         let sigma = dominant_sigma(&pool);
         assert_max_min(&pool, &sigma, &a.user_tasks, false)?;
         // The closed form against the LP operator on the same pool.
         let lp = lex_max_min(&Highs::default(), &pool, &sigma, true, &MaxMinSettings::default()).unwrap();
-        let lp_x: Vec<f64> = lp.tasks.iter().map(|r| r.iter().sum()).collect();
+        let lp_x: Vec<f64> = lp.tasks.user_totals();
         prop_assert!(close(&a.user_tasks, &lp_x, 1e-6), "closed form {:?} vs LP {:?}", a.user_tasks, lp_x);
     }
 

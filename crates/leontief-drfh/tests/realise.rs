@@ -21,13 +21,13 @@ fn totals_that_fit_are_placed_within_every_capacity() {
     let tasks = placed
         .tasks
         .expect("the pooled DRF answer fits these servers");
-    for (row, want) in tasks.iter().zip(x) {
-        let got: f64 = row.iter().sum();
+    for (n, want) in x.into_iter().enumerate() {
+        let got = tasks.user_total(n);
         assert!((got - want).abs() <= 1e-9 * want, "{got} {want}");
     }
     for (e, s) in i.servers().iter().enumerate() {
         for r in 0..2 {
-            let used: f64 = (0..2).map(|u| tasks[u][e] * i.users()[u].demand[r]).sum();
+            let used: f64 = (0..2).map(|u| tasks[(u, e)] * i.users()[u].demand[r]).sum();
             assert!(
                 used <= s.capacity[r] * (1.0 + 1e-9),
                 "server {e} resource {r}: {used}"

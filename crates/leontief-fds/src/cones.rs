@@ -338,7 +338,7 @@ pub(crate) fn solve_program_rescaled<B: LpBackend>(
             Some(Region::AlphaFair) if beta == 1.0 => Objective::Log,
             Some(_) => Objective::Merit(beta, lambda),
         };
-        if let Some(x) = polish(instance, &om, obj, &a.tasks) {
+        if let Some(x) = polish(instance, &om, obj, &a.tasks.to_dense()) {
             let status = a.status;
             a = Allocation::new(instance, family.name(), status, x);
             a.notes

@@ -132,7 +132,7 @@ pub fn solve<B: LpBackend>(
             phi,
             slope,
             merit: c1 * phi.ln() + c2 * sigma.ln(),
-            tasks: Some(a.tasks),
+            tasks: Some(a.tasks.to_dense()),
         })
     };
     // The concave case knows phi(0) = 0 (U = 0 at s = 0 when 1 - beta > 0).
@@ -237,7 +237,7 @@ pub fn solve<B: LpBackend>(
         instance,
         &om,
         crate::Objective::Merit(beta, lambda),
-        &a.tasks,
+        &a.tasks.to_dense(),
     ) {
         let b = Allocation::new(instance, family.name(), Status::Optimal, x);
         let m = merit(&om, &w, &b.user_tasks, beta, lambda, false);

@@ -35,7 +35,7 @@ pub use shares::Rules;
 
 use capacity::Capacity;
 use fill::{fill, Stage};
-use leontief_core::{Allocation, Instance, Status};
+use leontief_core::{Allocation, Instance, Status, Tasks};
 use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
 
@@ -223,7 +223,7 @@ fn solve_on<B: LpBackend>(
     };
     let f = filling(instance, &tree, &mu, variant, &mut capacity)?;
     let (x, phases, stop, mut status) = (f.x, f.phases, f.stop, f.status);
-    let tasks = capacity.split(&x)?;
+    let tasks = capacity.split(&x)?.map(Tasks::from);
 
     if status == Status::Optimal {
         status = capacity.status();
@@ -258,16 +258,16 @@ fn place<B: LpBackend>(
     highs: &B,
     instance: &Instance,
     x: &[f64],
-) -> Result<(Option<Vec<Vec<f64>>>, usize), HierError> {
+) -> Result<(Option<Tasks>, usize), HierError> {
     if instance.num_eligible_pairs() > PLACE_FLAT_UP_TO {
         let placed = leontief_drfh::paths::realise::realise(highs, instance, x)?;
         return Ok((placed.tasks, placed.lps));
     }
     let mut servers: Capacity<'_, B> =
         Capacity::Servers(Box::new(capacity::Servers::new(instance, highs)));
-    let tasks = servers.split(x)?.filter(|t| {
-        t.iter().zip(x).all(|(row, &want)| {
-            let got: f64 = row.iter().sum();
+    let tasks = servers.split(x)?.map(Tasks::from).filter(|t| {
+        x.iter().enumerate().all(|(n, &want)| {
+            let got = t.user_total(n);
             (got - want).abs() <= 1e-9 * want.abs().max(1.0)
         })
     });

@@ -4,7 +4,7 @@ use crate::fill::Stop;
 use crate::tree::Tree;
 use crate::Variant;
 use leontief_core::hierarchy::{HierarchyDetails, Phase, QueueOutcome};
-use leontief_core::{Allocation, Instance, ResourceId, Status, UserId};
+use leontief_core::{Allocation, Instance, ResourceId, Status, Tasks, UserId};
 
 /// Everything the filling found.
 pub(crate) struct Report<'a> {
@@ -168,7 +168,7 @@ impl Report<'_> {
 
     /// The allocation with its per-server `tasks` (or none when the split
     /// did not end optimal).
-    pub fn allocation(self, tasks: Option<Vec<Vec<f64>>>, status: Status) -> Allocation {
+    pub fn allocation(self, tasks: Option<Tasks>, status: Status) -> Allocation {
         let i = self.instance;
         let name = self.variant.name();
         let mut a = match tasks {
@@ -187,6 +187,14 @@ impl Report<'_> {
             .collect();
         // Each entry's load of each resource (over servers; on the pool
         // the explanation names the used-up resources instead).
+        let mut used_on = vec![vec![0.0; i.num_resources()]; i.num_entries()];
+        if !self.pooled {
+            for (u, e, x) in a.tasks.nonzeros() {
+                for (r, used) in used_on[e].iter_mut().enumerate() {
+                    *used += x * i.users()[u].demand[r];
+                }
+            }
+        }
         let load: Vec<Vec<f64>> = i
             .server_ids()
             .filter(|_| !self.pooled)
@@ -194,9 +202,7 @@ impl Report<'_> {
                 (0..i.num_resources())
                     .map(|r| {
                         let c = i.class_capacity(e, ResourceId(r));
-                        let used: f64 = (0..i.num_users())
-                            .map(|u| a.tasks[u][e.0] * i.users()[u].demand[r])
-                            .sum();
+                        let used = used_on[e.0][r];
                         if c > 0.0 {
                             used / c
                         } else {

@@ -114,7 +114,7 @@ fn the_check_catches_tampering() {
     // Less for n4, the rest of the GPU unused: a GPU user is not stuck.
     let mut b = a.clone();
     b.user_tasks[4] = 0.4;
-    b.tasks[4] = vec![0.4];
+    b.tasks.set_row(4, vec![(0, 0.4)]);
     let c = check(&h, &i, &b, false, true).unwrap();
     assert!(!c.ok);
     let hc = c.hierarchy.unwrap();
@@ -137,7 +137,12 @@ fn the_check_catches_tampering() {
         blocked: vec![],
     });
     b.user_tasks = vec![1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 2.0 / 3.0, 1.0 / 3.0];
-    b.tasks = b.user_tasks.iter().map(|&x| vec![x]).collect();
+    b.tasks = b
+        .user_tasks
+        .iter()
+        .map(|&x| vec![x])
+        .collect::<Vec<_>>()
+        .into();
     let c = check(&h, &i, &b, false, true).unwrap();
     assert!(!c.ok);
     assert!(!c.hierarchy.unwrap().not_lowest.is_empty());
@@ -178,7 +183,7 @@ fn interchangeable_servers_as_classes() {
         a.notes
     );
     close(&a.user_tasks, &run(&counted, Variant::Hdrfh));
-    assert_eq!(a.tasks[0][0], a.tasks[0][1]);
+    assert_eq!(a.tasks[(0, 0)], a.tasks[(0, 1)]);
     // Why a user stopped, over servers: the resource that fills them.
     assert!(
         a.explanation[1].contains("the fullest of its resources on its"),
@@ -210,8 +215,8 @@ fn a_pooled_answer_that_fits_the_servers_is_the_hdrfh_answer() {
     let c = leontief_audit::hierarchy::check(&h, &i, &a, false, true).unwrap();
     assert!(c.ok, "{c}");
     let mut bad = a.clone();
-    bad.tasks[0] = vec![a.user_tasks[0], 0.0];
-    bad.tasks[1] = vec![0.0, a.user_tasks[1]];
+    bad.tasks.set_row(0, vec![(0, a.user_tasks[0])]);
+    bad.tasks.set_row(1, vec![(1, a.user_tasks[1])]);
     let c = leontief_audit::hierarchy::check(&h, &i, &bad, false, true).unwrap();
     assert!(!c.ok, "all of u1 on s1 is over its CPU");
 }

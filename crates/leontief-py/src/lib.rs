@@ -114,21 +114,20 @@ fn solve<'py>(
         .map_err(to_py)?;
     let user_tasks = PyArray1::from_vec(py, a.user_tasks.clone());
     // Dense below the pairs from which the JSON turns sparse, unless asked.
-    let pairs = a.tasks.len() * a.tasks.first().map_or(0, Vec::len);
+    let pairs = a.tasks.users() * a.tasks.servers();
     let tasks = if dense_tasks.unwrap_or(pairs < leontief::SPARSE_FROM) {
-        Some(PyArray2::from_vec2(py, &a.tasks).map_err(|e| LeontiefError::new_err(e.to_string()))?)
+        Some(
+            PyArray2::from_vec2(py, &a.tasks.to_dense())
+                .map_err(|e| LeontiefError::new_err(e.to_string()))?,
+        )
     } else {
         None
     };
     let (mut rows, mut cols, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    for (n, row) in a.tasks.iter().enumerate() {
-        for (i, &v) in row.iter().enumerate() {
-            if v != 0.0 {
-                rows.push(n);
-                cols.push(i);
-                vals.push(v);
-            }
-        }
+    for (n, i, v) in a.tasks.nonzeros() {
+        rows.push(n);
+        cols.push(i);
+        vals.push(v);
     }
     let coo = (
         PyArray1::from_vec(py, rows),

@@ -578,7 +578,7 @@ fn per_task_problem(
 /// }"#).unwrap();
 /// let a = run(&instance, &Heuristic::BestFit { normaliser: 0 }).unwrap();
 /// // Whole tasks only.
-/// assert!(a.tasks.iter().flatten().all(|x| x.fract() == 0.0));
+/// assert!(a.tasks.nonzeros().all(|(_, _, x)| x.fract() == 0.0));
 /// ```
 pub fn run(instance: &Instance, h: &Heuristic) -> Result<Allocation, SimError> {
     check_size(instance)?;

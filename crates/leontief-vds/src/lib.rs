@@ -42,9 +42,20 @@ mod vds_finish;
 
 pub use checks::{separable, Separable};
 pub use leontief_audit::placement::{
-    bottleneck, psdsf as certificate, sharing_incentive, PsdsfCheck as Certificate,
-    PsdsfUserCheck as UserCertificate,
+    bottleneck, sharing_incentive, PsdsfCheck as Certificate, PsdsfUserCheck as UserCertificate,
 };
+
+/// The audit's exact Definition-4 check of PS-DSF
+/// ([`leontief_audit::placement::psdsf`]) for an allocation held densely
+/// (`tasks[n][i]`), as this crate's solvers hold it.
+pub fn certificate(
+    instance: &leontief_core::Instance,
+    tasks: &[Vec<f64>],
+    tolerance: f64,
+) -> Certificate {
+    let tasks = leontief_core::Tasks::from_dense(tasks, instance.num_entries());
+    leontief_audit::placement::psdsf(instance, &tasks, tolerance)
+}
 pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION, RESTART_FROM};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{

@@ -39,11 +39,28 @@
 
 use crate::vds_finish::{finish, FinishServer};
 use crate::Eligibility;
-pub use leontief_audit::equilibrium::{vds_certificate, VdsCertificate};
-use leontief_core::{Instance, ResourceId, ServerId};
+pub use leontief_audit::equilibrium::VdsCertificate;
+use leontief_core::{Instance, ResourceId, ServerId, Tasks};
 use leontief_model::market::Market;
 
 const INF: f64 = f64::INFINITY;
+
+/// The audit's certificate of an alphaPF-VDS point
+/// ([`leontief_audit::equilibrium::vds_certificate`]) for an allocation
+/// held densely (`tasks[n][i]`), as this crate's solvers hold it.
+pub fn vds_certificate(
+    instance: &Instance,
+    alpha: f64,
+    tasks: &[Vec<f64>],
+    prices: &[Vec<f64>],
+    log_scale: &[f64],
+    tolerance: f64,
+) -> VdsCertificate {
+    let tasks = Tasks::from_dense(tasks, instance.num_entries());
+    leontief_audit::equilibrium::vds_certificate(
+        instance, alpha, &tasks, prices, log_scale, tolerance,
+    )
+}
 
 /// Sweeps per block of the adaptive over-relaxation of Gauss-Seidel (see
 /// [`VdsSettings::over_relax`]).

@@ -158,7 +158,7 @@ proptest! {
         let sigma: Vec<f64> = inst.users().iter().map(|u| u.demand[0]).collect();
         let highs = Highs::default();
         let mm = lex_max_min(&highs, &inst, &sigma, true, &MaxMinSettings::default()).unwrap();
-        let want = totals(&mm.tasks);
+        let want = totals(&mm.tasks.to_dense());
         let mut got = vec![("psdsf".to_string(), totals(&psdsf(&inst, 100_000).tasks))];
         for alpha in [1.0, 2.0, 5.0] {
             let o = vds(&inst, &VdsSettings { alpha, ..VdsSettings::default() });
@@ -431,7 +431,8 @@ fn the_exact_finish_keeps_capped_users_at_their_caps() {
 /// The worst relative envy under placement (leontief-audit's one envy
 /// check).
 fn envy(instance: &Instance, tasks: &[Vec<f64>]) -> f64 {
-    leontief_audit::envy(instance, tasks, true, &Default::default()).worst_relative
+    let tasks = leontief_core::Tasks::from_dense(tasks, instance.num_entries());
+    leontief_audit::envy(instance, &tasks, true, &Default::default()).worst_relative
 }
 
 /// The over-relaxed sweeps (the default with the finish) end at a

@@ -53,17 +53,21 @@ pub(crate) fn solve(
             .collect();
         let sub = Instance::new(raw).map_err(|e| bad_input(e.to_string()))?;
         let part = solve_running(highs, &sub, family, beta, lambda, alpha_form)?;
-        let mut rows = part.tasks.into_iter();
-        let tasks: Vec<Vec<f64>> = runs
-            .iter()
-            .map(|&r| {
-                if r {
-                    rows.next().unwrap_or_default()
-                } else {
-                    vec![0.0; instance.num_entries()]
-                }
-            })
-            .collect();
+        let mut rows = part.tasks.rows();
+        let tasks = leontief_core::Tasks::from_rows(
+            instance.num_entries(),
+            runs.iter()
+                .map(|&r| {
+                    if r {
+                        rows.next()
+                            .map(leontief_core::tasks::Row::to_vec)
+                            .unwrap_or_default()
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect(),
+        );
         let mut a = Allocation::new(instance, &part.mechanism, part.status, tasks);
         a.backend_status = part.backend_status;
         a.objective = part.objective;

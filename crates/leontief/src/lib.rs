@@ -63,7 +63,7 @@ pub use error::Error;
 pub use generated::{generated, generated_shaped};
 pub use leontief_bbf::enumerate::Enumeration;
 pub use leontief_core::{
-    checks, details, generate, verification, Allocation, Instance, Status, Verification,
+    checks, details, generate, verification, Allocation, Instance, Status, Tasks, Verification,
 };
 pub use leontief_drfh::progress::{Progress, RoundProgress};
 pub use mechanism::{
@@ -76,9 +76,11 @@ pub use references::References;
 pub use sweep::{sweep, Sweep, SweepPoint, SweepSpec, Swept};
 
 /// The answer of [`solve`]: the allocation (tasks per user and server,
-/// status, metrics), the mechanism's details (levels and certificates,
-/// prices, bottlenecks, explanations) and the verification. Its serde form
-/// is the allocation JSON of docs/instance-format.md.
+/// held sparsely as [`Tasks`]; status, metrics), the mechanism's details
+/// (levels and certificates, prices, bottlenecks, explanations) and the
+/// verification. Its serde form is the allocation JSON of
+/// docs/instance-format.md ([`to_json`] writes the dense or the sparse
+/// layout from the sparse rows without building the matrix).
 pub type Solution = Allocation;
 
 /// Solve `mechanism` on `instance` and verify the answer as `options`

@@ -29,12 +29,13 @@ pub fn to_json(mut a: crate::Solution, layout: Layout, pretty: bool) -> Result<S
     let sparse = match layout {
         Layout::Dense => false,
         Layout::Sparse => true,
-        Layout::Auto => a.tasks.len() * servers >= SPARSE_FROM,
+        Layout::Auto => a.tasks.users() * servers >= SPARSE_FROM,
     };
     let text = if sparse {
-        let dense = std::mem::take(&mut a.tasks);
-        let coo = leontief_core::SparseTasks::from_dense(&dense, servers);
-        drop(dense);
+        let tasks = std::mem::take(&mut a.tasks);
+        // The allocation as a JSON tree without its tasks; the nonzeros are
+        // written straight from `tasks` (as a tree, 10^7 of them took
+        // 1.4 GB).
         // The certificate's rounds sparse too, each written straight from
         // its dense rows (as a JSON tree, 387 dense rounds of 10,000
         // entries took 250 MB).
@@ -46,18 +47,19 @@ pub fn to_json(mut a: crate::Solution, layout: Layout, pretty: bool) -> Result<S
         if let (Some(rounds), Some(c)) = (rounds, v.get_mut("certificate")) {
             c["rounds"] = rounds.iter().map(sparse_round).collect();
         }
-        if let serde_json::Value::Object(map) = &mut v {
-            map.remove("tasks");
-            map.insert("layout".into(), serde_json::json!("sparse"));
-            map.insert(
-                "tasks_sparse".into(),
-                serde_json::to_value(&coo).context("serialising the allocation")?,
-            );
-        }
+        let serde_json::Value::Object(mut map) = v else {
+            return Err(anyhow::anyhow!("the allocation is not a JSON object").into());
+        };
+        map.remove("tasks");
+        map.insert("layout".into(), serde_json::json!("sparse"));
+        let doc = SparseDoc {
+            map: &map,
+            tasks: &tasks,
+        };
         if pretty {
-            serde_json::to_string_pretty(&v)
+            serde_json::to_string_pretty(&doc)
         } else {
-            serde_json::to_string(&v)
+            serde_json::to_string(&doc)
         }
     } else if pretty {
         serde_json::to_string_pretty(&a)
@@ -84,4 +86,76 @@ fn sparse_round(r: &leontief_core::RoundPrices) -> serde_json::Value {
         "entries": entries,
         "prices": prices,
     })
+}
+
+/// The sparse layout's document: the allocation's fields and
+/// `tasks_sparse`, keys in sorted order (as a JSON tree prints them).
+struct SparseDoc<'a> {
+    map: &'a serde_json::Map<String, serde_json::Value>,
+    tasks: &'a leontief_core::Tasks,
+}
+
+impl Serialize for SparseDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut keys: Vec<&str> = self.map.keys().map(String::as_str).collect();
+        keys.push("tasks_sparse");
+        keys.sort_unstable();
+        let mut out = s.serialize_map(Some(keys.len()))?;
+        for k in keys {
+            match self.map.get(k) {
+                Some(v) => out.serialize_entry(k, v)?,
+                None => out.serialize_entry(k, &Coo(self.tasks))?,
+            }
+        }
+        out.end()
+    }
+}
+
+/// `tasks_sparse` ([`leontief_core::SparseTasks`], keys in sorted order),
+/// each array written from the nonzeros as it goes.
+struct Coo<'a>(&'a leontief_core::Tasks);
+
+/// One column of the COO arrays.
+struct Column<'a, T, F: Fn((usize, usize, f64)) -> T> {
+    tasks: &'a leontief_core::Tasks,
+    pick: F,
+}
+
+impl<T: Serialize, F: Fn((usize, usize, f64)) -> T> Serialize for Column<'_, T, F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.tasks.nonzeros().map(&self.pick))
+    }
+}
+
+impl Serialize for Coo<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let t = self.0;
+        let mut out = s.serialize_map(Some(5))?;
+        out.serialize_entry(
+            "server",
+            &Column {
+                tasks: t,
+                pick: |(_, i, _)| i,
+            },
+        )?;
+        out.serialize_entry("servers", &t.servers())?;
+        out.serialize_entry(
+            "tasks",
+            &Column {
+                tasks: t,
+                pick: |(_, _, x)| x,
+            },
+        )?;
+        out.serialize_entry(
+            "user",
+            &Column {
+                tasks: t,
+                pick: |(n, _, _)| n,
+            },
+        )?;
+        out.serialize_entry("users", &t.users())?;
+        out.end()
+    }
 }

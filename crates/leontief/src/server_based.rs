@@ -272,14 +272,16 @@ fn split_equilibrium(
     alpha: f64,
     tolerance: f64,
 ) -> Allocation {
-    let totals: Vec<f64> = a.tasks.iter().map(|r| r.iter().sum()).collect();
+    let totals = a.tasks.user_totals();
     let mut a = leontief_drfh::merge::split_allocation(instance, merged, a);
     // Each user's total as the class solve had it, to the last bit where
     // the sum allows: a user at its cap must read as at its cap (the
     // certificate allows 8 ulps; a split over hundreds of servers rounds
     // further), or its marginal utility, far above the price there,
     // counts against every server it uses.
-    for (row, &target) in a.tasks.iter_mut().zip(&totals) {
+    for (n, &target) in totals.iter().enumerate() {
+        let entries: Vec<usize> = a.tasks.row(n).iter().map(|(i, _)| i).collect();
+        let mut row: Vec<f64> = a.tasks.row(n).iter().map(|(_, x)| x).collect();
         let Some(last) = row.iter().rposition(|&v| v != 0.0) else {
             continue;
         };
@@ -296,6 +298,7 @@ fn split_equilibrium(
                 row[last].next_up()
             };
         }
+        a.tasks.set_row(n, entries.into_iter().zip(row).collect());
     }
     a.metrics = leontief_core::Metrics::compute(instance, &a.tasks);
     if let Some(e) = a.gap.as_mut().and_then(|g| g.equilibrium.as_mut()) {
@@ -310,8 +313,9 @@ fn split_equilibrium(
             .zip(&merged.share)
             .map(|(&c, &s)| e.server_log_price_scale[c] + (alpha - 1.0) * s.ln())
             .collect();
-        let c =
-            leontief_vds::vds_certificate(instance, alpha, &a.tasks, &prices, &scale, tolerance);
+        let c = leontief_audit::equilibrium::vds_certificate(
+            instance, alpha, &a.tasks, &prices, &scale, tolerance,
+        );
         e.nikaido_isoda_gap = c.nikaido_isoda_gap;
         e.kkt_residual = c.kkt_residual;
         e.equilibrium = c.holds;
@@ -340,7 +344,8 @@ fn separable(
     if a.status != Status::Optimal {
         return Err(format!("Clarabel ended {}", a.status));
     }
-    let (prices, ell, cert) = leontief_vds::certify_point(instance, alpha, &a.tasks, 1e-9);
+    let (prices, ell, cert) =
+        leontief_vds::certify_point(instance, alpha, &a.tasks.to_dense(), 1e-9);
     if !cert.holds {
         return Err(format!(
             "its certificate: gap {:.1e}, KKT residual {:.1e}",

@@ -5,7 +5,7 @@
 use leontief::audit::{audit, read_allocation, AllocationFormat, AuditOptions, AuditReport};
 use leontief::{generated, Instance, Mechanism, Options};
 use leontief_audit::{feasibility, AuditTolerance, Placed};
-use leontief_core::UserId;
+use leontief_core::{Tasks, UserId};
 
 fn quick() -> AuditOptions {
     AuditOptions {
@@ -34,7 +34,12 @@ fn solved(inst: &Instance, m: &str) -> Vec<Vec<f64>> {
     let m: Mechanism = m.parse().unwrap();
     let a = leontief::solve(inst, &m, &Options::default()).unwrap();
     assert!(a.status.has_solution(), "{m}: {}", a.status);
-    a.tasks
+    a.tasks.to_dense()
+}
+
+/// A dense allocation as the audit reads it.
+fn as_tasks(t: &[Vec<f64>]) -> Tasks {
+    Tasks::from(t.to_vec())
 }
 
 fn holds(r: &AuditReport, property: &str) -> Option<bool> {
@@ -64,7 +69,7 @@ fn own_outputs_pass_their_properties() {
     ];
     for (name, inst) in instances() {
         for (m, props) in guarantees {
-            let r = audit(&inst, &solved(&inst, m), &quick()).unwrap();
+            let r = audit(&inst, &as_tasks(&solved(&inst, m)), &quick()).unwrap();
             for p in props {
                 assert_eq!(
                     holds(&r, p),
@@ -76,13 +81,13 @@ fn own_outputs_pass_their_properties() {
         }
         // BBF in its own model: one pooled server.
         if inst.num_entries() == 1 {
-            let r = audit(&inst, &solved(&inst, "bbf-eg"), &quick()).unwrap();
+            let r = audit(&inst, &as_tasks(&solved(&inst, "bbf-eg")), &quick()).unwrap();
             assert_eq!(
                 holds(&r, "BBF condition (2)"),
                 Some(true),
                 "bbf-eg on {name}"
             );
-            let r = audit(&inst, &solved(&inst, "drf"), &quick()).unwrap();
+            let r = audit(&inst, &as_tasks(&solved(&inst, "drf")), &quick()).unwrap();
             assert_eq!(holds(&r, "DRFH max-min"), Some(true), "drf on {name}");
         }
     }
@@ -116,7 +121,7 @@ fn is_feasible(inst: &Instance, t: &[Vec<f64>]) -> bool {
         feasibility: 1e-6,
         ..AuditTolerance::default()
     };
-    feasibility(inst, &x, t, true, &tol).ok
+    feasibility(inst, &x, &as_tasks(t), true, &tol).ok
 }
 
 /// DRFH's answer with one user cut to a fraction: the audit finds the
@@ -133,7 +138,7 @@ fn witnesses_of_a_cut_allocation_are_real() {
         };
         t[cut].iter_mut().for_each(|v| *v *= 0.3);
         let x: Vec<f64> = t.iter().map(|r| r.iter().sum()).collect();
-        let r = audit(&inst, &t, &quick()).unwrap();
+        let r = audit(&inst, &as_tasks(&t), &quick()).unwrap();
         let j = &r.judgement;
         assert!(j.feasibility.ok, "{name}");
         // Pareto: the improvement is feasible, nobody loses, somebody gains.
@@ -211,7 +216,7 @@ fn overload_and_envy_witnesses() {
             continue;
         };
         t[n][0] *= 2.0;
-        let r = audit(&inst, &t, &quick()).unwrap();
+        let r = audit(&inst, &as_tasks(&t), &quick()).unwrap();
         let f = &r.judgement.feasibility;
         assert!(!f.ok, "{name}");
         let full = f.fullest.as_ref().unwrap();
@@ -239,7 +244,7 @@ fn overload_and_envy_witnesses() {
             continue;
         };
         t[poor].iter_mut().for_each(|v| *v = 0.0);
-        let r = audit(&inst, &t, &quick()).unwrap();
+        let r = audit(&inst, &as_tasks(&t), &quick()).unwrap();
         let e = &r.judgement.envy_freeness;
         if let Some(w) = &e.witness {
             let a = user(&inst, &w.user);
@@ -271,7 +276,7 @@ fn overload_and_envy_witnesses() {
 fn against_itself_is_one_hundred_percent() {
     let inst = generated("heterogeneous", 8, 5, 2, 3, 0).unwrap();
     let t = solved(&inst, "drfh");
-    let r = audit(&inst, &t, &AuditOptions::default()).unwrap();
+    let r = audit(&inst, &as_tasks(&t), &AuditOptions::default()).unwrap();
     let drfh = &r.against[0];
     assert_eq!(drfh.mechanism, "drfh");
     assert!((drfh.fairness_percent.unwrap() - 100.0).abs() < 1e-4);
@@ -295,14 +300,12 @@ fn readers_agree_and_name_bad_entries() {
     let dense = leontief::to_json(a.clone(), leontief::Layout::Dense, false).unwrap();
     let sparse = leontief::to_json(a.clone(), leontief::Layout::Sparse, false).unwrap();
     let mut csv = String::from("server,user,tasks\n");
-    for (n, row) in a.tasks.iter().enumerate() {
-        for (i, &v) in row.iter().enumerate().filter(|(_, &v)| v > 0.0) {
-            csv += &format!(
-                "{},{},{v:e}\n",
-                inst.servers()[i].name,
-                inst.users()[n].name
-            );
-        }
+    for (n, i, v) in a.tasks.nonzeros().filter(|&(_, _, v)| v > 0.0) {
+        csv += &format!(
+            "{},{},{v:e}\n",
+            inst.servers()[i].name,
+            inst.users()[n].name
+        );
     }
     let d = read_allocation(&inst, &dense, AllocationFormat::Json).unwrap();
     let s = read_allocation(&inst, &sparse, AllocationFormat::Json).unwrap();
@@ -394,9 +397,10 @@ fn every_mechanism_output_is_audited() {
                 let t = a.user_tasks.iter().map(|&x| vec![x]).collect();
                 (p, t)
             } else {
-                (inst.clone(), a.tasks.clone())
+                (inst.clone(), a.tasks.to_dense())
             };
-            let r = audit(&inst, &tasks, &quick()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            let r =
+                audit(&inst, &as_tasks(&tasks), &quick()).unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(r.judgement.summary.len(), 8, "{spec}");
             assert_eq!(holds(&r, "feasibility"), Some(true), "{spec} seed {seed}");
             if pareto {
@@ -422,12 +426,12 @@ fn max_min_by_drfh_agrees_with_the_flat_lp() {
         let drfh = leontief::solve(&inst, &Mechanism::Drfh, &Options::default()).unwrap();
         assert!(drfh.verification.as_ref().unwrap().ok);
         for cut in [1.0, 0.97, 0.5] {
-            let mut t = drfh.tasks.clone();
+            let mut t = drfh.tasks.to_dense();
             let n = t.len() - 1;
             t[n].iter_mut().for_each(|v| *v *= cut);
             let x: Vec<f64> = t.iter().map(|r| r.iter().sum()).collect();
             let by = max_min_by_drfh(&inst, &x, &drfh, &AuditTolerance::default());
-            let flat = audit(&inst, &t, &quick()).unwrap();
+            let flat = audit(&inst, &as_tasks(&t), &quick()).unwrap();
             let flat_ok = flat.judgement.drfh_max_min.as_ref().unwrap().check.ok;
             assert_eq!(by.check.ok, flat_ok, "{name} cut {cut}");
             if let Some(rise) = &by.rise {
@@ -494,7 +498,7 @@ fn an_infeasible_allocation_gets_no_yes() {
     negative[1][1] += 3.0; // cpu on s2 over capacity
     let options = AuditOptions::default();
     for tasks in [negative, over(1.0 + 5e-7)] {
-        let r = audit(&inst, &tasks, &options).unwrap();
+        let r = audit(&inst, &as_tasks(&tasks), &options).unwrap();
         assert_eq!(holds(&r, "feasibility"), Some(false));
         for p in optimality {
             assert_eq!(holds(&r, p), Some(false), "{p}: {:?}", r.judgement.summary);
@@ -509,7 +513,7 @@ fn an_infeasible_allocation_gets_no_yes() {
         }
     }
     // Within the tolerance it is feasible, for PS-DSF too.
-    let r = audit(&inst, &over(1.0 + 5e-8), &options).unwrap();
+    let r = audit(&inst, &as_tasks(&over(1.0 + 5e-8)), &options).unwrap();
     for p in ["feasibility", "PS-DSF (Definition 4)"] {
         assert_eq!(holds(&r, p), Some(true), "{p}: {:?}", r.judgement.summary);
     }

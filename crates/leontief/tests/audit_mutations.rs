@@ -41,7 +41,7 @@ proptest! {
         cell in any::<usize>(),
     ) {
         let drfh = leontief::solve(&inst, &Mechanism::Drfh, &Options::default()).unwrap();
-        let text = mutate_csv(&csv(&inst, &drfh.tasks), what, line, cell);
+        let text = mutate_csv(&csv(&inst, &drfh.tasks.to_dense()), what, line, cell);
         match read_allocation(&inst, &text, AllocationFormat::Csv) {
             Err(e) => {
                 prop_assert!(e.is_bad_input(), "could not run: {e}\n{text}");

@@ -126,7 +126,7 @@ fn node_pools_listed_node_by_node_are_solved_as_their_classes() {
             let c = a.certificate.as_ref().expect("a max-min certificate");
             assert_eq!(c.merged_classes, Some(5), "{m} seed {seed}");
             // Per node: each pool's tasks split evenly over its nodes.
-            for row in &a.tasks {
+            for row in &a.tasks.to_dense() {
                 for p in 0..5 {
                     let first = row[p * 12];
                     assert!(row[p * 12..(p + 1) * 12]
@@ -194,7 +194,7 @@ fn vds_on_node_pools_is_its_classes_split_evenly() {
                 "seed {seed}: {x} vs {y}"
             );
         }
-        for row in &a.tasks {
+        for row in &a.tasks.to_dense() {
             for pool in row.chunks(12) {
                 assert!(pool
                     .iter()

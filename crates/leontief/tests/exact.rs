@@ -12,7 +12,12 @@ fn solved(inst: &Instance, m: &Mechanism) -> (String, Vec<Vec<f64>>) {
     let a = leontief::solve(inst, m, &Options::default()).unwrap();
     let text = to_json(a, Layout::Dense, false).unwrap();
     let tasks = read_allocation(inst, &text, AllocationFormat::Json).unwrap();
-    (text, tasks)
+    (text, tasks.to_dense())
+}
+
+/// A dense allocation as the audit reads it.
+fn as_tasks(t: &[Vec<f64>]) -> leontief::audit::Tasks {
+    leontief::audit::Tasks::from(t.to_vec())
 }
 
 fn cases() -> Vec<(String, Instance, Mechanism)> {
@@ -40,7 +45,7 @@ fn printed_certificates_are_proved_exactly() {
             continue;
         }
         let shares = (m != Mechanism::Drfh).then_some(&m);
-        let e = exact(&inst, &text, &tasks, shares).unwrap();
+        let e = exact(&inst, &text, &as_tasks(&tasks), shares).unwrap();
         assert!(e.ok, "{name}: {e:?}");
         assert!(e.proven_rise_bound <= 1e-6, "{name}");
         assert_eq!(e.negative_prices, 0);
@@ -74,12 +79,15 @@ fn one_ulp_below_zero_is_refused() {
         let Some(bad) = with_price(&text, |p| (p == 0.0).then_some(below_zero)) else {
             continue;
         };
-        let e = exact(&inst, &bad, &tasks, None).unwrap();
+        let e = exact(&inst, &bad, &as_tasks(&tasks), None).unwrap();
         assert!(!e.ok, "{name}");
         assert_eq!(e.negative_prices, 1, "{name}");
         // A positive price one ulp higher stays a valid bound, proved.
         let up = with_price(&text, |p| (p > 0.0).then_some(p.next_up())).unwrap();
-        assert!(exact(&inst, &up, &tasks, None).unwrap().ok, "{name}");
+        assert!(
+            exact(&inst, &up, &as_tasks(&tasks), None).unwrap().ok,
+            "{name}"
+        );
         refused += 1;
     }
     assert!(refused >= 5, "only {refused} instances with a zero price");
@@ -103,7 +111,7 @@ fn a_certificate_that_does_not_fit_is_not_proved() {
             .map(|r| r.iter().sum::<f64>())
             .collect::<Vec<_>>());
         v["tasks"] = serde_json::json!(tasks);
-        let e = exact(&inst, &v.to_string(), &tasks, None).unwrap();
+        let e = exact(&inst, &v.to_string(), &as_tasks(&tasks), None).unwrap();
         assert!(!e.ok, "{name}");
         assert!(e.proven_rise_bound > 0.1, "{name}: {}", e.proven_rise_bound);
     }
@@ -113,7 +121,7 @@ fn a_certificate_that_does_not_fit_is_not_proved() {
 fn outputs_without_a_certificate_are_refused() {
     let inst = generated("heterogeneous", 5, 3, 2, 1, 0).unwrap();
     let (text, tasks) = solved(&inst, &"psdsf".parse().unwrap());
-    let e = exact(&inst, &text, &tasks, None).unwrap_err();
+    let e = exact(&inst, &text, &as_tasks(&tasks), None).unwrap_err();
     assert!(e.is_bad_input());
     assert!(
         e.to_string()
@@ -121,7 +129,7 @@ fn outputs_without_a_certificate_are_refused() {
         "{e}"
     );
     let (text, tasks) = solved(&inst, &Mechanism::Kdf { k: 2 });
-    let e = exact(&inst, &text, &tasks, None).unwrap_err();
+    let e = exact(&inst, &text, &as_tasks(&tasks), None).unwrap_err();
     assert!(e.to_string().contains("--exact kdf:k=2"), "{e}");
 }
 
@@ -260,10 +268,10 @@ fn a_proved_certificate_decides_the_summary() {
         (kdf.clone(), Some(&kdf), false),
     ] {
         let (text, tasks) = solved(&inst, &m);
-        let mut r = audit(&inst, &tasks, &opts).unwrap();
+        let mut r = audit(&inst, &as_tasks(&tasks), &opts).unwrap();
         assert_eq!(verdict(&r, "Pareto optimality").0, None);
         assert_eq!(verdict(&r, "DRFH max-min").0, None);
-        exact_into(&mut r, &inst, &text, &tasks, shares).unwrap();
+        exact_into(&mut r, &inst, &text, &as_tasks(&tasks), shares).unwrap();
         assert!(r.exact.as_ref().unwrap().ok, "{m}");
         let (holds, detail) = verdict(&r, "Pareto optimality");
         assert_eq!(holds, Some(true), "{m}: {detail}");
@@ -281,8 +289,8 @@ fn a_proved_certificate_decides_the_summary() {
             .map(|r| r.iter().sum::<f64>())
             .collect::<Vec<_>>());
         v["tasks"] = serde_json::json!(cut);
-        let mut r = audit(&inst, &cut, &opts).unwrap();
-        exact_into(&mut r, &inst, &v.to_string(), &cut, shares).unwrap();
+        let mut r = audit(&inst, &as_tasks(&cut), &opts).unwrap();
+        exact_into(&mut r, &inst, &v.to_string(), &as_tasks(&cut), shares).unwrap();
         assert!(!r.exact.as_ref().unwrap().ok, "{m}");
         assert_eq!(verdict(&r, "Pareto optimality").0, None, "{m}");
         assert_eq!(verdict(&r, "DRFH max-min").0, None, "{m}");
@@ -304,7 +312,7 @@ fn a_failing_lp_check_on_placement_lists_points_to_the_certificate() {
     let het = generated("heterogeneous", 12, 9, 2, 1, 0).unwrap();
     for (inst, lists) in [(place, true), (het, false)] {
         let (text, tasks) = solved(&inst, &Mechanism::Drfh);
-        let mut r = audit(&inst, &tasks, &opts).unwrap();
+        let mut r = audit(&inst, &as_tasks(&tasks), &opts).unwrap();
         suggest_exact(&mut r, &inst, &text);
         assert!(!note(&r), "the verdicts hold: {:?}", r.notes);
         // Every task cut by 10%: Pareto and max-min fail.
@@ -312,7 +320,7 @@ fn a_failing_lp_check_on_placement_lists_points_to_the_certificate() {
             .iter()
             .map(|r| r.iter().map(|t| t * 0.9).collect())
             .collect();
-        let mut r = audit(&inst, &cut, &opts).unwrap();
+        let mut r = audit(&inst, &as_tasks(&cut), &opts).unwrap();
         let pareto = r
             .judgement
             .summary
@@ -354,7 +362,7 @@ fn a_certificate_checked_in_another_mechanisms_shares_is_not_a_proof() {
                     .iter()
                     .zip(&theirs.user_tasks)
                     .any(|(a, b)| (a - b).abs() > 1e-5 * b.abs().max(1.0));
-                let e = exact(&inst, &text, &tasks, Some(named)).unwrap();
+                let e = exact(&inst, &text, &as_tasks(&tasks), Some(named)).unwrap();
                 if differ {
                     assert!(!e.ok, "{made} checked as {named}, seed {seed}: {e:?}");
                     assert!(
@@ -396,8 +404,15 @@ fn the_2df_example_is_not_proved_drfh() {
     let (text, tasks) = solved(&inst, &kdf);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert!(v.pointer("/certificate/rounds").is_some(), "{text}");
-    let mut report = audit(&inst, &tasks, &AuditOptions::default()).unwrap();
-    exact_into(&mut report, &inst, &text, &tasks, Some(&Mechanism::Drfh)).unwrap();
+    let mut report = audit(&inst, &as_tasks(&tasks), &AuditOptions::default()).unwrap();
+    exact_into(
+        &mut report,
+        &inst,
+        &text,
+        &as_tasks(&tasks),
+        Some(&Mechanism::Drfh),
+    )
+    .unwrap();
     let e = report.exact.as_ref().unwrap();
     assert!(!e.ok, "{e:?}");
     let line = report
@@ -408,6 +423,6 @@ fn the_2df_example_is_not_proved_drfh() {
         .unwrap();
     assert_eq!(line.holds, Some(false), "{line:?}");
     // Its own shares prove it.
-    let own = exact(&inst, &text, &tasks, Some(&kdf)).unwrap();
+    let own = exact(&inst, &text, &as_tasks(&tasks), Some(&kdf)).unwrap();
     assert!(own.ok, "{own:?}");
 }

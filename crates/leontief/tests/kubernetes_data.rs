@@ -90,7 +90,12 @@ fn every_snapshot_imports_with_its_placement_rules_and_audits_feasible() {
             _ => {}
         }
         let instance = Instance::new(imp.instance.clone()).unwrap();
-        let report = audit(&instance, &imp.tasks, &AuditOptions::default()).unwrap();
+        let report = audit(
+            &instance,
+            &leontief::audit::Tasks::from(imp.tasks.clone()),
+            &AuditOptions::default(),
+        )
+        .unwrap();
         assert!(report.judgement.feasibility.ok, "{name}");
         assert!(report.judgement.pending.is_empty(), "{name}");
     }

@@ -4,19 +4,19 @@
 
 use crate::lp::build::MaxMinLp;
 use crate::outcome::{Freeze, MaxMinOutcome};
-use leontief_core::{Instance, ServerId, Status};
+use leontief_core::{Instance, ServerId, Status, Tasks};
 
 /// Scale down the tasks on any entry whose use exceeds a capacity: the
 /// LP meets each capacity row to its feasibility tolerance (1e-7 of the
 /// capacity) and the snap may add up to 1e-6, so an answer can sit that
 /// far over (measured: 1.3e-7 at 1,000 x 10,000, seed 2). Scaling the
 /// entry's users by capacity / use (at least 1 - 1e-6) makes it exact.
-pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
+pub(crate) fn repair(tasks: &mut Tasks, instance: &Instance) {
     let m = instance.num_resources();
     let mut used = vec![0.0; instance.num_entries() * m];
-    for (n, row) in tasks.iter().enumerate() {
+    for (n, row) in tasks.rows().enumerate() {
         let d = &instance.users()[n].demand;
-        for (i, &x) in row.iter().enumerate() {
+        for (i, x) in row {
             if x > 0.0 {
                 for r in 0..m {
                     used[i * m + r] += d[r] * x;
@@ -36,11 +36,7 @@ pub(crate) fn repair(tasks: &mut [Vec<f64>], instance: &Instance) {
     if factor.iter().all(|&f| f == 1.0) {
         return;
     }
-    for row in tasks.iter_mut() {
-        for (x, &f) in row.iter_mut().zip(&factor) {
-            *x *= f;
-        }
-    }
+    tasks.map_values(|_, i, x| x * factor[i]);
 }
 
 /// Fill `out.tasks` and the final levels from the LP's columns `x`.
@@ -61,9 +57,8 @@ pub(crate) fn finish(
 ) {
     let (k, nu) = (instance.num_entries(), instance.num_users());
     let (coef, y_upper, runnable) = (&mm.coef, &mm.y_upper, &mm.runnable);
-    out.tasks = (0..nu)
+    let rows = (0..nu)
         .map(|n| {
-            let mut row = vec![0.0; k];
             let have: f64 = mm.pairs[n].iter().map(|(_, c)| x[c.0]).sum();
             let target = match out.freeze[n] {
                 Freeze::Blocked => out.levels[n],
@@ -76,16 +71,17 @@ pub(crate) fn finish(
             } else {
                 1.0
             };
-            for &(i, c) in &mm.pairs[n] {
-                row[i.0] = coef[n] * x[c.0] * f;
-            }
-            row
+            mm.pairs[n]
+                .iter()
+                .map(|&(i, c)| (i.0, coef[n] * x[c.0] * f))
+                .collect()
         })
         .collect();
+    out.tasks = Tasks::from_rows(k, rows);
     repair(&mut out.tasks, instance);
     for n in 0..nu {
         out.levels[n] = if runnable[n] {
-            out.tasks[n].iter().sum::<f64>() * sigma[n] / instance.users()[n].weight
+            out.tasks.user_total(n) * sigma[n] / instance.users()[n].weight
         } else {
             0.0
         };

@@ -24,7 +24,7 @@
 
 use crate::lp::pricing::for_each_runnable;
 use crate::outcome::{Freeze, MaxMinOutcome, Path};
-use leontief_core::{Instance, ServerId, UserId};
+use leontief_core::{Instance, ServerId, Tasks, UserId};
 
 /// Place every runnable user at its cap, or `None` (a runnable user
 /// without a cap, or the fill left one short). `tolerance` merges cap
@@ -88,7 +88,7 @@ pub(crate) fn try_capped(
     out.path = Path::Capped;
     for &n in &order {
         // The row sum, not the cap: what the allocation holds.
-        let held: f64 = tasks[n].iter().sum();
+        let held = tasks.user_total(n);
         out.levels[n] = sigma[n] * held.min(cap(n)) / users[n].weight;
         out.freeze[n] = Freeze::Capped;
         out.frozen_round[n] = 1;
@@ -107,11 +107,13 @@ fn fill(
     order: &[usize],
     room0: &[f64],
     aligned: bool,
-) -> Option<Vec<Vec<f64>>> {
+) -> Option<Tasks> {
     let (k, m) = (instance.num_entries(), instance.num_resources());
     let users = instance.users();
     let mut room = room0.to_vec();
-    let mut tasks = vec![vec![0.0; k]; users.len()];
+    let mut tasks = Tasks::zeros(users.len(), k);
+    // One user's row at a time, dense over the entries, cleared after.
+    let mut row = vec![0.0; k];
     // Per runnable entry of the user: (entry, what it can hold, weight).
     let mut fit: Vec<(usize, f64, f64)> = Vec::new();
     for &n in order {
@@ -138,7 +140,6 @@ fn fill(
         }
         // x_i = t w_i, capped at what entry i holds; the rest from the
         // entries with room left.
-        let row = &mut tasks[n];
         let mut left = cap;
         let t = cap / weighted;
         for &(i, f, w) in &fit {
@@ -166,6 +167,10 @@ fn fill(
                 let l = &mut room[i * m + r];
                 *l = (*l - d[r] * x).max(0.0);
             }
+        }
+        tasks.set_row(n, fit.iter().map(|&(i, _, _)| (i, row[i])).collect());
+        for &(i, _, _) in &fit {
+            row[i] = 0.0;
         }
     }
     Some(tasks)

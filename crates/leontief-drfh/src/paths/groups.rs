@@ -40,7 +40,7 @@ use crate::lp::pricing::angle;
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
 use crate::settings::{Columns, GROUP_ENTRIES, USERS_PER_GROUP};
-use leontief_core::{Instance, RawServer, ServerId};
+use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, Status};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -64,13 +64,13 @@ fn on_entries(
     instance: &Instance,
     sigma: &[f64],
     members: &[Vec<ServerId>],
-    shares: &[Vec<f64>],
+    shares: &Tasks,
     cluster: &[usize],
     level_tolerance: f64,
     time_limit: Option<f64>,
 ) -> Result<Result<Part, Spent>, BackendError> {
     let nu = instance.num_users();
-    let share = |n: usize| cluster.iter().map(|&g| shares[n][g]).sum::<f64>();
+    let share = |n: usize| cluster.iter().map(|&g| shares.get(n, g)).sum::<f64>();
     let users: Vec<usize> = (0..nu).filter(|&n| share(n) > 0.0).collect();
     let mut entries: Vec<ServerId> = cluster.iter().flat_map(|&g| members[g].clone()).collect();
     entries.sort();
@@ -410,7 +410,7 @@ fn realise(
         out.pricing_passes += o.pricing_passes;
         out.pricing_seconds += o.pricing_seconds;
         for (j, &n) in part.users.iter().enumerate() {
-            for (e, &x) in o.tasks[j].iter().enumerate() {
+            for (e, x) in o.tasks.row(j) {
                 if x > 0.0 {
                     lists[n].push(part.entries[e]);
                     tasks[n].push((part.entries[e], x));

@@ -19,7 +19,7 @@
 //! by count, every user eligible on all of them.
 
 use crate::outcome::MaxMinOutcome;
-use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, RawUser};
+use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, RawUser, Tasks};
 use std::collections::HashMap;
 
 /// An instance with identical entries merged.
@@ -161,16 +161,18 @@ pub fn split_allocation(instance: &Instance, merged: &Merged, mut a: Allocation)
 }
 
 /// Tasks per class back on the original entries, by count share.
-fn split_tasks(tasks: &[Vec<f64>], merged: &Merged) -> Vec<Vec<f64>> {
-    tasks
-        .iter()
+fn split_tasks(tasks: &Tasks, merged: &Merged) -> Tasks {
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); merged.instance.num_entries()];
+    for (i, &c) in merged.class_of.iter().enumerate() {
+        members[c].push(i);
+    }
+    let rows = tasks
+        .rows()
         .map(|row| {
-            merged
-                .class_of
-                .iter()
-                .zip(&merged.share)
-                .map(|(&c, &s)| row[c] * s)
+            row.iter()
+                .flat_map(|(c, x)| members[c].iter().map(move |&i| (i, x * merged.share[i])))
                 .collect()
         })
-        .collect()
+        .collect();
+    Tasks::from_rows(merged.class_of.len(), rows)
 }

@@ -516,21 +516,22 @@ pub(crate) fn try_patterns<B: LpBackend>(
     // before it, its active block the users it froze (held at their
     // levels: below theta a_n for those it capped).
     let theta_last: f64 = active_set.iter().map(|w| w.weight).sum();
-    let mut tasks = vec![vec![0.0; s.k]; nu];
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); nu];
     for w in &frozen_set {
         for (n, &i) in w.on.iter().enumerate() {
             if i != OFF {
-                tasks[n][i as usize] += held[n] * w.weight;
+                rows[n].push((i as usize, held[n] * w.weight));
             }
         }
     }
     for w in &active_set {
         for (n, &i) in w.on.iter().enumerate() {
             if i != OFF {
-                tasks[n][i as usize] += held[n] * w.weight / theta_last;
+                rows[n].push((i as usize, held[n] * w.weight / theta_last));
             }
         }
     }
+    let mut tasks = leontief_core::Tasks::from_rows(s.k, rows);
     repair(&mut tasks, instance);
     out.tasks = tasks;
     out.number_rounds(settings.level_tolerance);

@@ -9,7 +9,7 @@ use super::pooled::{try_pooled, Bound, Pooled};
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::settings::Columns;
 use leontief_core::shares::dominant_sigma;
-use leontief_core::{Instance, Status, UserId};
+use leontief_core::{Instance, Status, Tasks, UserId};
 use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
 
@@ -18,7 +18,7 @@ use std::time::Instant;
 pub struct Realisation {
     /// Tasks per user and server entry; `None` when the totals do not fit
     /// (or the LP did not end optimal).
-    pub tasks: Option<Vec<Vec<f64>>>,
+    pub tasks: Option<Tasks>,
     /// LPs solved.
     pub lps: usize,
 }
@@ -99,9 +99,9 @@ pub fn realise<B: LpBackend>(
 fn accept(out: MaxMinOutcome, x: &[f64]) -> Realisation {
     let lps = out.lps;
     let ok = out.status == Status::Optimal
-        && out.tasks.len() == x.len()
-        && out.tasks.iter().zip(x).all(|(row, &want)| {
-            let got: f64 = row.iter().sum();
+        && out.tasks.users() == x.len()
+        && x.iter().enumerate().all(|(n, &want)| {
+            let got = out.tasks.user_total(n);
             (got - want).abs() <= 1e-9 * want.abs().max(1.0)
         });
     Realisation {

@@ -190,11 +190,9 @@ pub(crate) fn merge(
             }
         } else {
             for (j, &n) in part.users.iter().enumerate() {
-                let mut row = vec![0.0; k];
-                for (e, &i) in part.entries.iter().enumerate() {
-                    row[i.0] = sub.tasks[j][e];
-                }
-                out.tasks[n] = row;
+                let row = sub.tasks.row(j);
+                out.tasks
+                    .set_row(n, row.iter().map(|(e, x)| (part.entries[e].0, x)).collect());
                 out.levels[n] = sub.levels[j];
                 out.freeze[n] = sub.freeze[j];
                 out.frozen_round[n] = global.get(sub.frozen_round[j]).copied().unwrap_or(0);
@@ -232,7 +230,7 @@ pub(crate) fn merge(
     if failed {
         // Failed without a point: so does the run, as one that fails in a
         // round of its own.
-        out.tasks.clear();
+        out.tasks = leontief_core::Tasks::default();
     }
     out.certificates.sort_by_key(|c| c.round);
 }

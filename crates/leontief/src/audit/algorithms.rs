@@ -128,7 +128,10 @@ pub fn compare_algorithms(
         // Pooled answers are judged on the pooled instance (one column).
         let (inst, tasks) = if s.pooled {
             let p = instance.pooled();
-            let t: Vec<Vec<f64>> = s.user_tasks.iter().map(|&x| vec![x]).collect();
+            let t = leontief_core::Tasks::from_rows(
+                1,
+                s.user_tasks.iter().map(|&x| vec![(0, x)]).collect(),
+            );
             (p, t)
         } else {
             (instance.clone(), s.tasks.clone())

@@ -19,7 +19,7 @@ use serde_json::Value;
 pub fn exact(
     instance: &Instance,
     allocation: &str,
-    tasks: &[Vec<f64>],
+    tasks: &leontief_core::Tasks,
     shares: Option<&Mechanism>,
 ) -> Result<ExactCheck, Error> {
     let v: Value = serde_json::from_str(allocation)
@@ -51,7 +51,7 @@ pub fn exact(
     let user_tasks: Vec<f64> = match v.get("user_tasks") {
         Some(u) => serde_json::from_value(u.clone())
             .map_err(|e| bad_input(format!("allocation.user_tasks: {e}")))?,
-        None => tasks.iter().map(|r| r.iter().sum()).collect(),
+        None => tasks.user_totals(),
     };
     let mechanism = shares_of(&v, shares)?;
     let (dominant, sigma) = match &mechanism {
@@ -110,7 +110,7 @@ pub fn exact_into(
     report: &mut AuditReport,
     instance: &Instance,
     allocation: &str,
-    tasks: &[Vec<f64>],
+    tasks: &leontief_core::Tasks,
     shares: Option<&Mechanism>,
 ) -> Result<(), Error> {
     let check = exact(instance, allocation, tasks, shares)?;

@@ -3,14 +3,14 @@
 //! same instance.
 //!
 //! ```
-//! use leontief::audit::{audit, AuditOptions};
+//! use leontief::audit::{audit, AuditOptions, Tasks};
 //! let instance = leontief::Instance::from_json_str(r#"{
 //!     "resources": ["cpu", "mem"],
 //!     "servers": [{"name": "s1", "capacity": [2, 12]}, {"name": "s2", "capacity": [12, 2]}],
 //!     "users": [{"name": "u1", "demand": [0.2, 1]}, {"name": "u2", "demand": [1, 0.2]}]
 //! }"#).unwrap();
 //! // u1 got 10 tasks, u2 only 4.
-//! let tasks = vec![vec![10.0, 0.0], vec![0.0, 4.0]];
+//! let tasks = Tasks::from(vec![vec![10.0, 0.0], vec![0.0, 4.0]]);
 //! let report = audit(&instance, &tasks, &AuditOptions::default()).unwrap();
 //! let drfh = &report.against[0];
 //! assert_eq!(drfh.mechanism, "drfh");
@@ -125,7 +125,7 @@ pub fn audit(
     };
     let judgement = leontief_audit::judge::judge(&highs, instance, tasks, options.mode, drfh)
         .map_err(|e| Error::Run(e.to_string()))?;
-    let x: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
+    let x = tasks.user_totals();
     let against = options
         .against
         .iter()

@@ -113,10 +113,11 @@ fn true_tasks(instance: &Instance, n: usize, report: &[f64], s: &Solution, whole
             t
         }
     };
-    let got = if s.tasks.get(n).is_some_and(|row| !row.is_empty()) && !s.pooled {
-        s.tasks[n]
+    let got = if n < s.tasks.users() && s.tasks.servers() > 0 && !s.pooled {
+        s.tasks
+            .row(n)
             .iter()
-            .map(|&x| if x > 0.0 { per_task(x) } else { 0.0 })
+            .map(|(_, x)| if x > 0.0 { per_task(x) } else { 0.0 })
             .sum()
     } else {
         per_task(s.user_tasks[n])

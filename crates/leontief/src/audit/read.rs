@@ -27,8 +27,8 @@ impl AllocationFormat {
     }
 }
 
-/// Tasks per user (instance order) and server entry, dense.
-pub type Tasks = Vec<Vec<f64>>;
+/// Tasks per user (instance order) and server entry, held sparsely.
+pub use leontief_core::Tasks;
 
 /// Read an allocation of `instance` from `text`.
 ///
@@ -38,7 +38,7 @@ pub type Tasks = Vec<Vec<f64>>;
 ///     "servers": [{"name": "a", "capacity": [4]}, {"name": "b", "capacity": [4]}],
 ///     "users": [{"name": "x", "demand": [1]}, {"name": "y", "demand": [2]}]}"#).unwrap();
 /// let t = read_allocation(&instance, "user,server,tasks\nx,a,4\ny,b,2\n", AllocationFormat::Csv).unwrap();
-/// assert_eq!(t, vec![vec![4.0, 0.0], vec![0.0, 2.0]]);
+/// assert_eq!(t.to_dense(), vec![vec![4.0, 0.0], vec![0.0, 2.0]]);
 /// let e = read_allocation(&instance, "user,server,tasks\nz,a,1\n", AllocationFormat::Csv).unwrap_err();
 /// assert_eq!(e.to_string(), "allocation line 2: unknown user \"z\"");
 /// ```
@@ -80,7 +80,8 @@ fn from_json(instance: &Instance, text: &str) -> Result<Tasks, Error> {
     if !v.is_object() {
         return Err(bad_input("allocation is not a JSON object"));
     }
-    let mut tasks = vec![vec![0.0; k]; nu];
+    // Per user, its entries in the order read (repeated pairs add up).
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); nu];
     if let Some(s) = v.get("tasks_sparse") {
         for (field, want) in [("users", nu), ("servers", k)] {
             match s.get(field).and_then(Value::as_u64) {
@@ -111,17 +112,18 @@ fn from_json(instance: &Instance, text: &str) -> Result<Tasks, Error> {
             let i = index(&server[j], k, || {
                 format!("allocation.tasks_sparse.server[{j}]")
             })?;
-            tasks[n][i] += number(&t[j], || format!("allocation.tasks_sparse.tasks[{j}]"))?;
+            let x = number(&t[j], || format!("allocation.tasks_sparse.tasks[{j}]"))?;
+            rows[n].push((i, x));
         }
-    } else if let Some(rows) = v.get("tasks") {
-        let rows = array(rows, "allocation.tasks")?;
-        if rows.len() != nu {
+    } else if let Some(dense) = v.get("tasks") {
+        let dense = array(dense, "allocation.tasks")?;
+        if dense.len() != nu {
             return Err(bad_input(format!(
                 "allocation.tasks has {} rows, the instance has {nu} users",
-                rows.len()
+                dense.len()
             )));
         }
-        for (n, row) in rows.iter().enumerate() {
+        for (n, row) in dense.iter().enumerate() {
             let row = array(row, &format!("allocation.tasks[{n}]"))?;
             if row.len() != k {
                 return Err(bad_input(format!(
@@ -130,7 +132,8 @@ fn from_json(instance: &Instance, text: &str) -> Result<Tasks, Error> {
                 )));
             }
             for (i, x) in row.iter().enumerate() {
-                tasks[n][i] = number(x, || format!("allocation.tasks[{n}][{i}]"))?;
+                let x = number(x, || format!("allocation.tasks[{n}][{i}]"))?;
+                rows[n].push((i, x));
             }
         }
     } else {
@@ -139,6 +142,7 @@ fn from_json(instance: &Instance, text: &str) -> Result<Tasks, Error> {
             "allocation has neither tasks nor tasks_sparse (status {status})"
         )));
     }
+    let tasks = Tasks::from_rows(k, rows);
     if let Some(ut) = v.get("user_tasks") {
         let ut = array(ut, "allocation.user_tasks")?;
         if ut.len() != nu {
@@ -149,8 +153,13 @@ fn from_json(instance: &Instance, text: &str) -> Result<Tasks, Error> {
         }
         for (n, x) in ut.iter().enumerate() {
             let x = number(x, || format!("allocation.user_tasks[{n}]"))?;
-            let sum: f64 = tasks[n].iter().sum();
-            let size: f64 = tasks[n].iter().map(|t| t.abs()).sum::<f64>().max(x.abs());
+            let sum = tasks.user_total(n);
+            let size: f64 = tasks
+                .row(n)
+                .iter()
+                .map(|(_, t)| t.abs())
+                .sum::<f64>()
+                .max(x.abs());
             if (sum - x).abs() > 1e-9 * size {
                 return Err(bad_input(format!(
                     "allocation.user_tasks[{n}] is {x} but its tasks sum to {sum}"
@@ -191,7 +200,7 @@ fn from_csv(instance: &Instance, text: &str) -> Result<Tasks, Error> {
         })
     };
     let (cu, cs, ct) = (col("user")?, col("server")?, col("tasks")?);
-    let mut tasks = vec![vec![0.0; instance.num_entries()]; instance.num_users()];
+    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); instance.num_users()];
     for (j, rec) in r.records().enumerate() {
         let line = j + 2;
         let rec = rec.map_err(|e| bad_input(format!("allocation line {line}: {e}")))?;
@@ -220,7 +229,7 @@ fn from_csv(instance: &Instance, text: &str) -> Result<Tasks, Error> {
                 ))
             })?;
         // Rows of one pair add up (one row per pod or per task group).
-        tasks[n][i] += t;
+        rows[n].push((i, t));
     }
-    Ok(tasks)
+    Ok(Tasks::from_rows(instance.num_entries(), rows))
 }
