@@ -76,13 +76,13 @@ fn main() {
             let (path, cols, passes) = a
                 .certificate
                 .as_ref()
-                .map(|c| (c.path.clone(), c.columns, c.pricing_passes))
+                .map(|c| (c.path.name(), c.columns, c.pricing_passes))
                 .or_else(|| {
                     a.total_certificate
                         .as_ref()
-                        .map(|c| (c.path.clone(), c.columns, c.pricing_passes))
+                        .map(|c| (c.path.name(), c.columns, c.pricing_passes))
                 })
-                .unwrap_or_else(|| ("-".into(), 0, 0));
+                .unwrap_or(("-", 0, 0));
             let flat = v.max_min.as_ref().and_then(|m| m.checked());
             let by = if v.certificate.as_ref().is_some_and(|c| c.ok()) {
                 if flat.is_none() {

@@ -165,7 +165,7 @@ mod tests {
 
     fn cert(prices: Vec<Vec<f64>>, cap_prices: Vec<f64>) -> TotalCertificate {
         TotalCertificate {
-            path: "flat".into(),
+            path: leontief_core::Path::Flat,
             pairs: 4,
             columns: 4,
             pricing_passes: 0,

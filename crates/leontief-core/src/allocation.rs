@@ -38,10 +38,10 @@ pub struct Metrics {
 /// `max_min_certificate` checks it in one pass over every runnable pair.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MaxMinCertificate {
-    /// How the answer was found: `pooled` (the pooled levels, realised on
-    /// a sparse set of pairs), `flat` (every pair), `generated` (column
-    /// generation).
-    pub path: String,
+    /// How the answer was found, printed as its name: `pooled` (the
+    /// pooled levels, realised on a sparse set of pairs), `flat` (every
+    /// pair), `generated` (column generation), `capped`, `patterns`.
+    pub path: crate::Path,
     /// Runnable user-entry pairs.
     pub pairs: usize,
     /// Pair columns the LP held at the end.
@@ -69,9 +69,9 @@ pub struct MaxMinCertificate {
 /// pair that this bound meets the allocation's total.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TotalCertificate {
-    /// How the answer was found: `flat` (every pair in one LP) or
-    /// `generated` (column generation from a sparse seed).
-    pub path: String,
+    /// How the answer was found, printed as its name: `flat` (every pair
+    /// in one LP) or `generated` (column generation from a sparse seed).
+    pub path: crate::Path,
     /// User-entry pairs that can carry a task.
     pub pairs: usize,
     /// Pair columns the LP held at the end.

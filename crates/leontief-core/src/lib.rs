@@ -16,6 +16,7 @@ pub mod generate;
 pub mod hierarchy;
 pub mod ids;
 pub mod instance;
+pub mod path;
 pub mod scaling;
 pub mod schedulers;
 pub mod shares;
@@ -35,6 +36,7 @@ pub use instance::{
     MIN_VALUE,
 };
 pub use leontief_model::Status;
+pub use path::Path;
 pub use scaling::Scaling;
 pub use tasks::Tasks;
 pub use verification::Verification;

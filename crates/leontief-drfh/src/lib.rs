@@ -177,7 +177,7 @@ fn from_outcome(
     }
     let m = instance.num_resources();
     a.certificate = Some(leontief_core::MaxMinCertificate {
-        path: o.path.name().into(),
+        path: o.path,
         pairs: o.pairs,
         columns: o.columns,
         pricing_passes: o.pricing_passes,

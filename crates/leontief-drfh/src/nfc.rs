@@ -126,7 +126,7 @@ struct Solved {
     lp: Lp,
     sol: Solution,
     /// `flat` or `generated`.
-    path: &'static str,
+    path: leontief_core::Path,
     /// The outcome: the last solve's, or `IterationLimit` when pricing
     /// did not close.
     status: Status,
@@ -158,7 +158,7 @@ fn run<B: LpBackend>(backend: &B, instance: &Instance, path: NfcPath) -> Result<
             lp,
             status: g.status,
             sol: g.sol,
-            path: "generated",
+            path: leontief_core::Path::Generated,
             pairs,
             passes: g.solves,
             solves: g.solves,
@@ -194,7 +194,7 @@ fn run<B: LpBackend>(backend: &B, instance: &Instance, path: NfcPath) -> Result<
         status: sol.status,
         solve_seconds: sol.seconds,
         sol,
-        path: "flat",
+        path: leontief_core::Path::Flat,
         pairs,
         passes: 0,
         solves: 1,
@@ -293,7 +293,7 @@ impl Lp {
         &self,
         instance: &Instance,
         sol: &Solution,
-        path: &str,
+        path: leontief_core::Path,
         pairs: usize,
         passes: usize,
     ) -> Allocation {
@@ -313,7 +313,7 @@ impl Lp {
         a.backend_status = Some(sol.raw_status.clone());
         let y = |row: Row| sol.row_dual.get(row.0).copied().unwrap_or(0.0).max(0.0);
         a.total_certificate = Some(TotalCertificate {
-            path: path.into(),
+            path,
             pairs,
             columns: self.cols.len(),
             pricing_passes: passes,

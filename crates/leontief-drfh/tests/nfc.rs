@@ -91,7 +91,7 @@ fn heterogeneous_instances_agree_and_certify() {
         let generated = solve(&inst, NfcPath::Generated);
         assert_eq!(generated.status, Status::Optimal, "{what}");
         let cert = generated.total_certificate.as_ref().unwrap();
-        assert_eq!(cert.path, "generated");
+        assert_eq!(cert.path, leontief_core::Path::Generated);
         assert!(
             cert.columns < cert.pairs,
             "{what}: {} of {}",

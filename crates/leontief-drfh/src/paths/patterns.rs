@@ -516,22 +516,24 @@ pub(crate) fn try_patterns<B: LpBackend>(
     // before it, its active block the users it froze (held at their
     // levels: below theta a_n for those it capped).
     let theta_last: f64 = active_set.iter().map(|w| w.weight).sum();
-    let mut rows: Vec<Vec<(usize, f64)>> = vec![Vec::new(); nu];
+    // Dense while summing: the master runs on few entries (at most
+    // PATTERN_ROWS capacity rows), and each pattern touches every user.
+    let mut dense = vec![vec![0.0; s.k]; nu];
     for w in &frozen_set {
         for (n, &i) in w.on.iter().enumerate() {
             if i != OFF {
-                rows[n].push((i as usize, held[n] * w.weight));
+                dense[n][i as usize] += held[n] * w.weight;
             }
         }
     }
     for w in &active_set {
         for (n, &i) in w.on.iter().enumerate() {
             if i != OFF {
-                rows[n].push((i as usize, held[n] * w.weight / theta_last));
+                dense[n][i as usize] += held[n] * w.weight / theta_last;
             }
         }
     }
-    let mut tasks = leontief_core::Tasks::from_rows(s.k, rows);
+    let mut tasks = leontief_core::Tasks::from_dense(&dense, s.k);
     repair(&mut tasks, instance);
     out.tasks = tasks;
     out.number_rounds(settings.level_tolerance);
