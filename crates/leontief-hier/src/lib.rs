@@ -10,18 +10,18 @@
 //! | `hdrfh` | every server, placement lists, per-server feasibility | H-DRF on global dominant shares (as DRFH) |
 //! | `hdrf-naive` | pooled | every queue's share from its subtree's total |
 //!
-//! The filling ([`fill`]) starts at zero; between two events every
+//! The filling (`fill`) starts at zero; between two events every
 //! growing user's tasks rise linearly, so each phase is computed exactly:
-//! its direction from the shares of every node ([`shares`],
-//! [`direction`]), its length from the first of the events (a sibling
+//! its direction from the shares of every node (`shares`,
+//! `direction`), its length from the first of the events (a sibling
 //! catching up, a queue's largest resource changing, a cap, a limit, the
-//! capacity ([`capacity`])). With guarantees, a first stage fills only
+//! capacity (`capacity`)). With guarantees, a first stage fills only
 //! the guaranteed queues, each up to its guarantee; the fair stage then
 //! goes on from there. The trace of phases is printed and replayed by
 //! the verification (`leontief-audit`).
 //!
-//! Stages, each importing only those above it in this list: [`tree`],
-//! [`shares`], [`direction`], [`capacity`], [`fill`], [`report`], this
+//! Stages, each importing only those above it in this list: `tree`,
+//! `shares`, `direction`, `capacity`, `fill`, `report`, this
 //! file.
 
 mod capacity;
