@@ -308,6 +308,9 @@ pub(crate) fn angle(v: &[f64], total: &[f64]) -> f64 {
 /// from both sides of its direction, and users more extreme than any
 /// entry must reach across: the flat optimum at 100 x 1,000 fills the
 /// most CPU-rich server with the 3rd and the 78th of 100 users).
+/// Users (or entries) along exactly the same direction (every user
+/// without a GPU against every server without one) are spread over the
+/// entries (users) by index instead of all meeting the first of them.
 /// Deterministic. Sorted, without repeats, per user.
 pub fn bracketing(
     instance: &Instance,
@@ -332,14 +335,30 @@ pub fn bracketing(
     for i in instance.server_ids() {
         let a = angle(instance.class_capacities(i));
         let at = users.partition_point(|u| u.0 < a);
+        let tied = users.partition_point(|u| u.0 <= a) - at;
         let mut pick = |j: usize| {
             let n = users[j].1;
             if runs_on(instance, n, i, placement) {
                 out[n].push(i);
             }
         };
-        for j in at.saturating_sub(near)..(at + near).min(len) {
-            pick(j);
+        if tied > 1 {
+            // Many users along the entry's own direction (every user
+            // without a GPU, on every entry without one): different
+            // entries take different ones of them.
+            for t in 0..2 * near {
+                pick(at + (i.0 * 7919 + t) % tied);
+            }
+            for j in at.saturating_sub(near)..at {
+                pick(j);
+            }
+            for j in at + tied..(at + tied + near).min(len) {
+                pick(j);
+            }
+        } else {
+            for j in at.saturating_sub(near)..(at + near).min(len) {
+                pick(j);
+            }
         }
         // Evenly spread over each side, offset by the entry's index so
         // entries reach different users.
@@ -365,8 +384,19 @@ pub fn bracketing(
     let k = by_angle.len();
     for &(a, n) in &users {
         let at = by_angle.partition_point(|e| e.0 < a);
-        let mut picks: Vec<usize> =
-            (at.saturating_sub(near.max(1))..(at + near.max(1)).min(k)).collect();
+        let tied = by_angle.partition_point(|e| e.0 <= a) - at;
+        let w = near.max(1);
+        let mut picks: Vec<usize> = if tied > 1 {
+            // Many entries along the user's direction: different users
+            // take different ones of them.
+            (0..2 * w)
+                .map(|t| at + (n * 7919 + t) % tied)
+                .chain(at.saturating_sub(w)..at)
+                .chain(at + tied..(at + tied + w).min(k))
+                .collect()
+        } else {
+            (at.saturating_sub(w)..(at + w).min(k)).collect()
+        };
         for s in 0..spread {
             if at > 0 {
                 picks.push((s * at / spread + n * 7919) % at);
