@@ -516,6 +516,16 @@ pub fn sectors(
             }
             let mut close: HashMap<usize, Vec<(f64, usize)>> = HashMap::new();
             let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
+            // A user that runs on few of the entries (it needs a resource
+            // most lack) draws more of them.
+            let runnable = (0..entries.len())
+                .filter(|&i| runs_on(instance, n, ServerId(i), placement))
+                .count();
+            let spread = spread
+                * entries
+                    .len()
+                    .checked_div(runnable)
+                    .map_or(1, |f| f.clamp(1, SCARCE_MAX));
             for (i, q) in entries.iter().enumerate() {
                 if !runs_on(instance, n, ServerId(i), placement) {
                     continue;
@@ -548,6 +558,10 @@ pub fn sectors(
     }
     lists
 }
+
+/// At most this many times `spread` entries per sector for a user that
+/// runs on few entries ([`sectors`]).
+const SCARCE_MAX: usize = 8;
 
 /// Keep the `cap` smallest keys in `v`.
 fn push_small<K: PartialOrd + Copy>(v: &mut Vec<(K, usize)>, cap: usize, key: K, n: usize) {

@@ -64,9 +64,21 @@ const SPREAD: usize = 2;
 /// hash per sector (6 or 14 around each entry). Measured at 100 x 1,000
 /// (HiGHS IPX then):
 /// the pooled levels in the first LP, 0.56 s (3 resources) and 1.5 s (4),
-/// where the nearest user per sector took 7 to 22 pricing passes (9.5 s)
-/// and bracketing by one angle 2 to 3 passes (3.4 s and 8.5 s).
+/// where the nearest user per sector alone took 7 to 22 pricing passes
+/// (9.5 s) and bracketing by one angle 2 to 3 passes (3.4 s and 8.5 s).
+/// The nearest user per sector is added beside the hashed one with 3 or 4
+/// resources ([`NEAR_SECTOR`]).
 const SPREAD_SECTOR: usize = 1;
+
+/// With 3 or 4 resources, also the `NEAR_SECTOR` closest users per sector
+/// ([`sectors`]): where a resource sits on a fifth of the servers (GPUs),
+/// the hashed users alone missed the pairs the pooled levels need (tens
+/// of pricing passes); with 5 or more resources the closest users add
+/// more columns than passes they save (`benches/REPORT.md`, shapes).
+const NEAR_SECTOR: usize = 1;
+
+/// See [`NEAR_SECTOR`].
+const NEAR_SECTOR_UP_TO: usize = 4;
 
 /// A pooled level above a user's bound y'_n by at most this (relative)
 /// is the bound, rounded: its cap (see [`at_levels`]).
@@ -284,7 +296,12 @@ pub(crate) fn candidates(
     if instance.num_resources() <= 2 {
         bracketing(instance, active, placement, NEAR, SPREAD)
     } else {
-        sectors(instance, active, placement, 0, SPREAD_SECTOR)
+        let near = if instance.num_resources() <= NEAR_SECTOR_UP_TO {
+            NEAR_SECTOR
+        } else {
+            0
+        };
+        sectors(instance, active, placement, near, SPREAD_SECTOR)
     }
 }
 
