@@ -248,8 +248,10 @@ fn solve_on<B: LpBackend>(
 
 /// Runnable user-entry pairs up to which the pooled answer is placed by
 /// one LP over every pair (HiGHS), rather than by the max-min operator's
-/// pooled path (candidate pairs grown by pricing).
-const PLACE_FLAT_UP_TO: usize = 2_000_000;
+/// pooled path (candidate pairs grown by pricing): the operator's own
+/// threshold for that path. Above it the priced LP was faster on every
+/// generated shape tried (`benches/REPORT.md`).
+const PLACE_FLAT_UP_TO: usize = leontief_drfh::settings::GENERATE_FROM;
 
 /// The pooled answer `x` on the servers: its tasks per entry when every
 /// user's total fits at once, and the LPs solved.
