@@ -27,6 +27,32 @@ const LISTED: usize = 10;
 /// Relative allowance (of the resource's total) where nothing is rounded.
 const REL: f64 = 1e-6;
 
+/// Bisection steps of YARN's `ComputeFairShares` (its source's constant).
+const YARN_STEPS: i32 = 25;
+
+/// How far YARN's bisection can stop from the exact water level, in one
+/// child's share: it bisects the weight-to-resource ratio R on [0, R0],
+/// R0 the first power of two from 1 with every share at least the total
+/// (at most twice the exact level, and at least 1 in the instance's
+/// units), for 25 steps, so R is within R0 / 2^25 and a share within its
+/// weight times that. The exact level is read off the exact split: a
+/// child strictly inside its clamps sits at weight x level.
+fn bisection_stop(w: &[f64], exact: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
+    let inside = (0..w.len())
+        .filter(|&j| w[j] > 0.0 && exact[j] > lo[j] && exact[j] < hi[j])
+        .map(|j| exact[j] / w[j])
+        .fold(0.0f64, f64::max);
+    let clamped = (0..w.len())
+        .filter(|&j| w[j] > 0.0 && hi[j].is_finite())
+        .map(|j| hi[j] / w[j])
+        .fold(0.0f64, f64::max);
+    let level = if inside > 0.0 { inside } else { clamped };
+    let r0 = (2.0 * level).max(1.0);
+    let w_max = w.iter().copied().fold(0.0f64, f64::max);
+    // A hair over, for the rounding of the shares themselves.
+    w_max * r0 * 2f64.powi(-YARN_STEPS) * (1.0 + 1e-9)
+}
+
 /// `sum_j clamp(w_j R, lo_j, hi_j) = total`, solved exactly for R by its
 /// breakpoints; every child at `hi` when their sum is within `total`, at
 /// `lo` when theirs exceeds it.
@@ -243,7 +269,7 @@ fn per_resource(
 ) {
     let yarn = d.algorithm == "yarn-fair";
     out.method = if yarn {
-        "every split recomputed as the exact weighted water-filling clamped to [guarantee, min(limit, request)], allowing one quantum per child (truncation and the bisection's stop) or 1e-6 of the resource's total"
+        "every split recomputed as the exact weighted water-filling clamped to [guarantee, min(limit, request)], allowing one quantum per child (truncation) or 1e-6 of the resource's total, plus the bisection's stop (25 steps from the first power of two at or above the level: the largest weight times that over 2^25)"
     } else {
         "every split recomputed as the deserved quotas, then the exact weighted water-filling of the rest up to each child's request (a lone child takes all), allowing one quantum per round (children + 1 rounds at most) or 1e-6 of the resource's total"
     }
@@ -324,7 +350,12 @@ fn per_resource(
                 Some(q) => q * (per_child + 1.0),
                 None => REL * total[r].max(f64::MIN_POSITIVE),
             }
-            .max(REL * total[r]);
+            .max(REL * total[r])
+                + if yarn {
+                    bisection_stop(&w, &exact, &lo, &hi)
+                } else {
+                    0.0
+                };
             for (k, &(is_queue, j)) in kids.iter().enumerate() {
                 let label = || {
                     let who = if is_queue {

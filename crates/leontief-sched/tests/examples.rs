@@ -201,3 +201,25 @@ fn the_check_catches_tampered_shares_and_tasks() {
     a.scheduler.as_mut().unwrap().users[1].tasks = 8.0;
     assert!(!check(&i, &a).ok, "kueue stopping while a task fits");
 }
+
+/// YARN's bisection starts at a ratio of 1 in the instance's units: with
+/// weights 10^7 times the totals its 25 steps stop far from the exact
+/// split (two equal users on 2 CPUs: 11 and 8 tasks of 0.1, not 10 and
+/// 10), as YARN computes it. The check allows that stop (largest weight x
+/// R0 / 2^25) and no more: the answer is YARN's, verified; the exact
+/// split moved by more than the stop is refused.
+#[test]
+fn yarn_bisection_stop_with_huge_weights_is_allowed_and_no_more() {
+    let i = inst(
+        r#"{"resources":["cpu"],"servers":[{"name":"s","capacity":[1],"count":2}],
+            "users":[{"name":"u0","demand":[0.1],"weight":1e7},
+                     {"name":"u1","demand":[0.1],"weight":1e7}]}"#,
+    );
+    let a = solve(&i, Scheduler::YarnFair);
+    assert_ne!(a.user_tasks, vec![10.0, 10.0], "{:?}", a.user_tasks);
+    let mut bad = a.clone();
+    let d = bad.scheduler.as_mut().unwrap();
+    d.users[0].share[0] += 0.7;
+    d.users[1].share[0] -= 0.7;
+    assert!(!check(&i, &bad).ok);
+}
