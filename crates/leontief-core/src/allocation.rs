@@ -48,6 +48,10 @@ pub struct MaxMinCertificate {
     pub columns: usize,
     /// Pricing passes over every runnable pair.
     pub pricing_passes: usize,
+    /// Each pricing pass: the solve before it, the pass, the columns it
+    /// added (empty when no pass ran).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<PricingPass>,
     /// When identical server entries were merged before solving: the
     /// classes solved (`pairs` and `columns` count classes, not entries).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,6 +62,17 @@ pub struct MaxMinCertificate {
     pub groups: Option<usize>,
     /// One entry per round that froze a user by its resources.
     pub rounds: Vec<RoundPrices>,
+}
+
+/// One pricing pass of column generation, in the order run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PricingPass {
+    /// Seconds of the LP solve whose duals the pass priced with.
+    pub solve_seconds: f64,
+    /// Seconds pricing every pair left out.
+    pub pricing_seconds: f64,
+    /// Columns (pairs, or patterns on the pattern master) it added.
+    pub columns: usize,
 }
 
 /// The dual certificate of a maximum total (NFC): prices per unit of each

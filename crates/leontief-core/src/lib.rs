@@ -26,8 +26,8 @@ pub mod tasks;
 pub mod verification;
 
 pub use allocation::{
-    jain, Allocation, MaxMinCertificate, Metrics, PrintedRound, RoundPrices, SparseTasks,
-    TotalCertificate,
+    jain, Allocation, MaxMinCertificate, Metrics, PricingPass, PrintedRound, RoundPrices,
+    SparseTasks, TotalCertificate,
 };
 pub use ids::{ResourceId, ServerId, UserId};
 pub use instance::{

@@ -181,6 +181,7 @@ fn from_outcome(
         pairs: o.pairs,
         columns: o.columns,
         pricing_passes: o.pricing_passes,
+        passes: o.passes,
         merged_classes: o.merged_classes,
         groups: o.path.groups(),
         rounds: o.certificates.iter().map(|c| c.to_prices(m)).collect(),

@@ -51,6 +51,8 @@ pub struct MaxMinOutcome {
     pub pricing_passes: usize,
     /// Seconds in pricing passes.
     pub pricing_seconds: f64,
+    /// Each pricing pass (its solve, its pricing, the columns it added).
+    pub passes: Vec<leontief_core::PricingPass>,
     /// The dual certificate of each round (users frozen by a positive
     /// dual, and those frozen by a growth LP), see [`RoundCertificate`].
     pub certificates: Vec<RoundCertificate>,
@@ -90,6 +92,7 @@ impl MaxMinOutcome {
             columns: 0,
             pricing_passes: 0,
             pricing_seconds: 0.0,
+            passes: Vec::new(),
             certificates: Vec::new(),
             growth_lps: 0,
             path: Path::Flat,

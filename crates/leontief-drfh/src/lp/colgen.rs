@@ -86,8 +86,14 @@ pub(crate) fn solve_priced<L: LoadedLp>(
         }
         let t0 = Instant::now();
         let (new, owners) = priced_columns(mm, instance, placement, &sol);
+        let pricing = t0.elapsed().as_secs_f64();
         out.pricing_passes += 1;
-        out.pricing_seconds += t0.elapsed().as_secs_f64();
+        out.pricing_seconds += pricing;
+        out.passes.push(leontief_core::PricingPass {
+            solve_seconds: sol.seconds,
+            pricing_seconds: pricing,
+            columns: new.len(),
+        });
         if new.is_empty() {
             return Ok(Some(sol));
         }

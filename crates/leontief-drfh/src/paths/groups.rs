@@ -402,6 +402,7 @@ fn realise(
         solve_seconds: first.solve_seconds + step2,
         pricing_passes: first.pricing_passes,
         pricing_seconds: first.pricing_seconds,
+        passes: first.passes.clone(),
         ..base.clone()
     };
     for part in parts.into_iter().flatten() {
@@ -409,6 +410,7 @@ fn realise(
         out.lps += o.lps;
         out.pricing_passes += o.pricing_passes;
         out.pricing_seconds += o.pricing_seconds;
+        out.passes.extend_from_slice(&o.passes);
         for (j, &n) in part.users.iter().enumerate() {
             for (e, x) in o.tasks.row(j) {
                 if x > 0.0 {

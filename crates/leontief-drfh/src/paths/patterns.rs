@@ -444,8 +444,14 @@ pub(crate) fn try_patterns<B: LpBackend>(
             }
             let tp = Instant::now();
             let (added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held);
+            let pricing = tp.elapsed().as_secs_f64();
             out.pricing_passes += 1;
-            out.pricing_seconds += tp.elapsed().as_secs_f64();
+            out.pricing_seconds += pricing;
+            out.passes.push(leontief_core::PricingPass {
+                solve_seconds: x.seconds,
+                pricing_seconds: pricing,
+                columns: added.len(),
+            });
             if added.is_empty() {
                 sol = Some((x, u));
                 break;
