@@ -64,18 +64,18 @@ pub struct NodeLine {
 
 /// Free capacity per entry and resource.
 fn free(instance: &Instance, tasks: &Tasks) -> Vec<Vec<f64>> {
+    let mut used = vec![vec![0.0; instance.num_resources()]; instance.num_entries()];
+    for (n, i, x) in tasks.nonzeros() {
+        for (u, d) in used[i].iter_mut().zip(&instance.user(UserId(n)).demand) {
+            *u += x * d;
+        }
+    }
     instance
         .server_ids()
         .map(|i| {
             instance
                 .resource_ids()
-                .map(|r| {
-                    let used: f64 = instance
-                        .user_ids()
-                        .map(|n| tasks.get(n.0, i.0) * instance.user(n).demand[r.0])
-                        .sum();
-                    instance.class_capacity(i, r) - used
-                })
+                .map(|r| instance.class_capacity(i, r) - used[i.0][r.0])
                 .collect()
         })
         .collect()
@@ -164,6 +164,11 @@ pub fn pending(instance: &Instance, tasks: &Tasks) -> Vec<PendingUser> {
 /// Every server's fullest resource and its users (instance order).
 pub fn nodes(instance: &Instance, tasks: &Tasks) -> Vec<NodeLine> {
     let free = free(instance, tasks);
+    // Per entry, its users and their tasks there (instance order).
+    let mut holders: Vec<Vec<(String, f64)>> = vec![Vec::new(); instance.num_entries()];
+    for (n, i, x) in tasks.nonzeros() {
+        holders[i].push((instance.users()[n].name.clone(), x));
+    }
     instance
         .server_ids()
         .map(|i| {
@@ -176,11 +181,7 @@ pub fn nodes(instance: &Instance, tasks: &Tasks) -> Vec<NodeLine> {
                 })
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .unwrap_or((leontief_core::ResourceId(0), 0.0));
-            let mut users: Vec<(String, f64)> = instance
-                .user_ids()
-                .filter(|n| tasks.get(n.0, i.0) != 0.0)
-                .map(|n| (instance.user(n).name.clone(), tasks.get(n.0, i.0)))
-                .collect();
+            let mut users = std::mem::take(&mut holders[i.0]);
             users.sort_by(|a, b| b.1.total_cmp(&a.1));
             NodeLine {
                 server: instance.servers()[i.0].name.clone(),

@@ -130,7 +130,12 @@ pub fn psdsf(instance: &Instance, tasks: &Tasks, tolerance: f64) -> PsdsfCheck {
     let mut top: Vec<Vec<(f64, usize, f64)>> =
         vec![vec![(f64::NEG_INFINITY, usize::MAX, f64::NEG_INFINITY); m]; k];
     for n in 0..nu {
-        for i in (0..k).filter(|&i| tasks.get(n, i) > 0.0 && g[n][i] > 0.0) {
+        for i in tasks
+            .row(n)
+            .iter()
+            .filter(|&(i, x)| x > 0.0 && g[n][i] > 0.0)
+            .map(|(i, _)| i)
+        {
             let l = level(n, i);
             for r in (0..m).filter(|&r| users[n].demand[r] > 0.0) {
                 let t = &mut top[i][r];

@@ -32,10 +32,10 @@ pub fn to_json(mut a: crate::Solution, layout: Layout, pretty: bool) -> Result<S
         Layout::Auto => a.tasks.users() * servers >= SPARSE_FROM,
     };
     let text = if sparse {
-        let tasks = std::mem::take(&mut a.tasks);
         // The allocation as a JSON tree without its tasks; the nonzeros are
         // written straight from `tasks` (as a tree, 10^7 of them took
         // 1.4 GB).
+        let tasks = std::mem::take(&mut a.tasks);
         // The certificate's rounds sparse too, each written straight from
         // its dense rows (as a JSON tree, 387 dense rounds of 10,000
         // entries took 250 MB).
@@ -128,33 +128,23 @@ impl<T: Serialize, F: Fn((usize, usize, f64)) -> T> Serialize for Column<'_, T, 
     }
 }
 
+/// The COO array of what `pick` takes from each nonzero.
+fn column<T, F: Fn((usize, usize, f64)) -> T>(
+    tasks: &leontief_core::Tasks,
+    pick: F,
+) -> Column<'_, T, F> {
+    Column { tasks, pick }
+}
+
 impl Serialize for Coo<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let t = self.0;
         let mut out = s.serialize_map(Some(5))?;
-        out.serialize_entry(
-            "server",
-            &Column {
-                tasks: t,
-                pick: |(_, i, _)| i,
-            },
-        )?;
+        out.serialize_entry("server", &column(t, |(_, i, _)| i))?;
         out.serialize_entry("servers", &t.servers())?;
-        out.serialize_entry(
-            "tasks",
-            &Column {
-                tasks: t,
-                pick: |(_, _, x)| x,
-            },
-        )?;
-        out.serialize_entry(
-            "user",
-            &Column {
-                tasks: t,
-                pick: |(n, _, _)| n,
-            },
-        )?;
+        out.serialize_entry("tasks", &column(t, |(_, _, x)| x))?;
+        out.serialize_entry("user", &column(t, |(n, _, _)| n))?;
         out.serialize_entry("users", &t.users())?;
         out.end()
     }

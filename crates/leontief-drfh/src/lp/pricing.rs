@@ -518,18 +518,16 @@ pub fn sectors(
             let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
             // A user that runs on few of the entries (it needs a resource
             // most lack) draws more of them.
-            let runnable = (0..entries.len())
+            let runnable: Vec<usize> = (0..entries.len())
                 .filter(|&i| runs_on(instance, n, ServerId(i), placement))
-                .count();
+                .collect();
             let spread = spread
                 * entries
                     .len()
-                    .checked_div(runnable)
+                    .checked_div(runnable.len())
                     .map_or(1, |f| f.clamp(1, SCARCE_MAX));
-            for (i, q) in entries.iter().enumerate() {
-                if !runs_on(instance, n, ServerId(i), placement) {
-                    continue;
-                }
+            for &i in &runnable {
+                let q = &entries[i];
                 let (mut mask, mut dist) = (0usize, 0.0);
                 for r in 0..m {
                     let v = q[r] - users[n][r];
