@@ -399,22 +399,15 @@ fn moved(v: &[f64], dv: &[f64], t: f64) -> Vec<f64> {
     v.iter().zip(dv).map(|(a, b)| a + t * b).collect()
 }
 
-/// The interior-point finish from the sweeps' `tasks` and prices (see the
-/// module docs); `None` when a step's system is singular, the iterations
-/// run out or stall before the targets, or `deadline` passes.
-pub(crate) fn finish(
-    alpha: f64,
-    caps: &[Option<f64>],
-    servers: &[FinishServer],
-    tasks: &[Vec<f64>],
-    iterations: &mut usize,
-    deadline: Option<std::time::Instant>,
-) -> Option<Finished> {
-    let data = Data::new(alpha, caps, servers);
+/// The start: the sweeps' point pushed inside (every pair at least 1e-3
+/// of its user's total over its pairs, every price at least 1e-3 of its
+/// server's largest), each
+/// multiplier its condition's value there (w = g + sigma, s = the slack)
+/// but at least 1e-3, capped users 0.1% inside their caps.
+fn start(data: &Data, caps: &[Option<f64>], servers: &[FinishServer], tasks: &[Vec<f64>]) -> Point {
     let nu = caps.len();
     let np = data.user.len();
     let nl = data.num_prices();
-    // Start: the sweeps' point pushed inside.
     let mut x = vec![0.0; np];
     for (s, srv) in servers.iter().enumerate() {
         for (k, &n) in srv.users.iter().enumerate() {
@@ -447,7 +440,7 @@ pub(crate) fn finish(
     };
     let ev = data.eval(&pt);
     for p in 0..np {
-        pt.w[p] = (-ev.r_w[p] + pt.w[p]).max(1e-3);
+        pt.w[p] = (ev.r_w[p] + pt.w[p]).max(1e-3);
     }
     for l in 0..nl {
         pt.s[l] = (ev.r_s[l] + pt.s[l]).max(1e-3);
@@ -465,7 +458,29 @@ pub(crate) fn finish(
             }
         }
     }
+    pt
+}
+
+/// The interior-point finish from the sweeps' `tasks` and prices (see the
+/// module docs); `None` when a step's system is singular, the iterations
+/// run out or stall before the targets, or `deadline` passes.
+pub(crate) fn finish(
+    alpha: f64,
+    caps: &[Option<f64>],
+    servers: &[FinishServer],
+    tasks: &[Vec<f64>],
+    iterations: &mut usize,
+    deadline: Option<std::time::Instant>,
+) -> Option<Finished> {
+    let data = Data::new(alpha, caps, servers);
+    let (nu, np, nl) = (caps.len(), data.user.len(), data.num_prices());
+    let mut pt = start(&data, caps, servers, tasks);
     let mut history = Vec::new();
+    // The best point so far and its worst product or residual: what a
+    // finish that cannot go on hands back when within [`HAND_BACK`] (near
+    // the solution the step's system turns singular along the splits'
+    // flat directions, and a step may lose digits the one before won).
+    let mut best: Option<(f64, Finished)> = None;
     for _ in 0..MAX_ITERATIONS {
         // A run's time limit holds inside the finish too (an iteration is
         // 10-55 ms at 1,000 x 100).
@@ -475,7 +490,7 @@ pub(crate) fn finish(
         *iterations += 1;
         let ev = data.eval(&pt);
         if !ev.r_w.iter().chain(&ev.r_s).all(|v| v.is_finite()) {
-            return None;
+            return handed_back(best);
         }
         // Complementarity products, relative.
         let room = |n: usize| caps[n].map_or(0.0, |t| t - ev.total[n]);
@@ -516,6 +531,9 @@ pub(crate) fn finish(
         // Stalled: no tenfold progress in STALL iterations. A point within
         // HAND_BACK still goes to the certificate (held users creep the
         // last digits: 2e-12 after 60 iterations on one instance).
+        if best.as_ref().is_none_or(|b| worst < b.0) {
+            best = Some((worst, read_out(&data, &pt)));
+        }
         history.push(worst);
         let h = history.len();
         if h > 2 * STALL
@@ -529,7 +547,7 @@ pub(crate) fn finish(
                         .copied()
                         .fold(f64::INFINITY, f64::min)
         {
-            return (worst <= HAND_BACK).then(|| read_out(&data, &pt));
+            return handed_back(best);
         }
         let mu = (pt.x.iter().zip(&pt.w).map(|(a, b)| a * b).sum::<f64>()
             + pt.lam.iter().zip(&pt.s).map(|(a, b)| a * b).sum::<f64>()
@@ -542,7 +560,9 @@ pub(crate) fn finish(
         let cx: Vec<f64> = (0..np).map(|p| -pt.x[p] * pt.w[p]).collect();
         let cl: Vec<f64> = (0..nl).map(|l| -pt.lam[l] * pt.s[l]).collect();
         let cu: Vec<f64> = (0..np).map(|p| -pt.sigma[p] * room(data.user[p])).collect();
-        let aff = data.direction(&pt, &ev, &cx, &cl, &cu)?;
+        let Some(aff) = data.direction(&pt, &ev, &cx, &cl, &cu) else {
+            return handed_back(best);
+        };
         let t_aff = step_length(&pt, &aff, &data, &ev);
         let mu_aff = (pt
             .x
@@ -586,7 +606,9 @@ pub(crate) fn finish(
                 target - pt.sigma[p] * room(n) + aff.sigma[p] * aff_dx[n]
             })
             .collect();
-        let step = data.direction(&pt, &ev, &cx, &cl, &cu)?;
+        let Some(step) = data.direction(&pt, &ev, &cx, &cl, &cu) else {
+            return handed_back(best);
+        };
         let t = step_length(&pt, &step, &data, &ev);
         pt.x = moved(&pt.x, &step.x, t);
         pt.w = moved(&pt.w, &step.w, t);
@@ -594,7 +616,13 @@ pub(crate) fn finish(
         pt.s = moved(&pt.s, &step.s, t);
         pt.sigma = moved(&pt.sigma, &step.sigma, t);
     }
-    None
+    handed_back(best)
+}
+
+/// The best point of a finish that cannot go on, when within
+/// [`HAND_BACK`] (the certificate decides).
+fn handed_back(best: Option<(f64, Finished)>) -> Option<Finished> {
+    best.filter(|b| b.0 <= HAND_BACK).map(|b| b.1)
 }
 
 /// The step length keeping every variable (and every capped user's room)
@@ -630,4 +658,62 @@ fn read_out(data: &Data, pt: &Point) -> Finished {
         lam.push(pt.lam[data.price_at[s]..data.price_at[s + 1]].to_vec());
     }
     Finished { tasks, lam }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The start's multipliers are the conditions' values at the sweeps'
+    /// point wherever those are at least 1e-3 (so a point that satisfies
+    /// them starts with nothing to correct): w = g, s = the slack.
+    #[test]
+    fn the_start_takes_each_condition_at_its_value() {
+        // Two servers, three users, two resources: users 0 and 1 on
+        // server 0, users 1 and 2 on server 1.
+        let users = [vec![0, 1], vec![1, 2]];
+        let r = [vec![0.3, 0.1, 0.2, 0.2], vec![0.1, 0.4, 0.25, 0.05]];
+        let log_b = [vec![0.1, -0.2], vec![0.3, 0.0]];
+        let lam = [vec![1.0, 0.0], vec![0.4, 1.0]];
+        let views: Vec<FinishServer> = (0..2)
+            .map(|s| FinishServer {
+                users: &users[s],
+                r: &r[s],
+                log_b: &log_b[s],
+                ell: 0.5 * s as f64,
+                lam: &lam[s],
+            })
+            .collect();
+        let caps = vec![None; 3];
+        let tasks = vec![vec![1.0, 0.0], vec![0.5, 2.0], vec![0.0, 1.5]];
+        let data = Data::new(2.0, &caps, &views);
+        let pt = start(&data, &caps, &views, &tasks);
+        let ev = data.eval(&pt);
+        let (mut checked_w, mut checked_s) = (0, 0);
+        for p in 0..data.user.len() {
+            let g = ev.r_w[p] + pt.w[p];
+            if g >= 1e-3 {
+                assert!(
+                    ev.r_w[p].abs() <= 1e-12 * g.abs().max(1.0),
+                    "pair {p}: g {g}, w {}",
+                    pt.w[p]
+                );
+                checked_w += 1;
+            } else {
+                assert_eq!(pt.w[p], 1e-3);
+            }
+        }
+        for l in 0..data.num_prices() {
+            let slack = ev.r_s[l] + pt.s[l];
+            if slack >= 1e-3 {
+                assert!(
+                    ev.r_s[l].abs() <= 1e-12,
+                    "price {l}: slack {slack}, s {}",
+                    pt.s[l]
+                );
+                checked_s += 1;
+            }
+        }
+        assert!(checked_w >= 1 && checked_s >= 1, "{checked_w} {checked_s}");
+    }
 }
