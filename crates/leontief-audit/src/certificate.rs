@@ -206,15 +206,22 @@ pub fn max_min_certificate(
             // not the priced capacity C(p): prices 1e13 on some entries
             // would otherwise excuse a real rise on the cheap ones (a
             // test below).
-            if rel <= tolerance || room <= CAPACITY_ROUNDING * own_scale[n] {
+            // A user without a priced task is not bounded by the prices
+            // at all, as in the exact check (zero prices made the room and
+            // its allowance both zero, which read as proved).
+            if denominator > 0.0 && (rel <= tolerance || room <= CAPACITY_ROUNDING * own_scale[n]) {
                 certified[n] = true;
             } else {
                 fail(
                     &mut out,
-                    format!(
-                        "round {r_k}: the prices leave {} room {rel:.3e} (relative) above its level",
-                        users[n].name
-                    ),
+                    if denominator > 0.0 {
+                        format!(
+                            "round {r_k}: the prices leave {} room {rel:.3e} (relative) above its level",
+                            users[n].name
+                        )
+                    } else {
+                        format!("round {r_k}: {} has no priced task", users[n].name)
+                    },
                 );
             }
         }

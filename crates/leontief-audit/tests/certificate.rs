@@ -115,6 +115,31 @@ fn prices_far_apart_do_not_excuse_a_half_empty_server() {
     assert!(exact);
 }
 
+/// Prices of zero bound nobody: a round whose prices are all zero proves
+/// no user (the room and its round-off allowance were both zero and read
+/// as proved by the float check), even where the answer is right.
+#[test]
+fn zero_prices_prove_nobody() {
+    let inst = two_servers();
+    let tasks = vec![vec![1.0, 0.0], vec![0.0, 1.0]];
+    let (float, exact) = check(
+        &inst,
+        &[1.0, 1.0],
+        &tasks,
+        vec![vec![0.0], vec![0.0]],
+        true,
+        1e-6,
+    );
+    let violations = float.expect("the float check refuses it");
+    assert!(
+        violations
+            .iter()
+            .any(|v| v.contains("u1") && v.contains("no priced task")),
+        "{violations:?}"
+    );
+    assert!(!exact);
+}
+
 /// The case the allowance is for: one server [10 cpu, 1 mem]; u1's task
 /// takes [1, 1], u2's [1, 1e-11] (a sliver of memory, the blocking
 /// resource; cpu is plentiful). Memory is full to the last bit the
