@@ -26,13 +26,17 @@
 //!    lists (placement by attribute): a Dantzig-Wolfe master over the capacity
 //!    rows alone ([`Path::Patterns`]). The rounds run if a master solve
 //!    does not end optimal.
-//! 4. **Pooled first**, from [`GENERATE_FROM`] runnable pairs without
-//!    placement lists: the pooled progressive filling bounds every level;
+//! 4. **Pooled first**, from [`GENERATE_FROM`] runnable pairs: without
+//!    placement lists the pooled progressive filling bounds every level;
 //!    when some per-server allocation holds every user at its pooled level
 //!    it is the answer, certified by the pooled prices. Many users on
 //!    many entries are realised group by group ([`Path::Grouped`]),
 //!    otherwise in one LP on a few candidate pairs per entry
-//!    ([`Path::Pooled`]).
+//!    ([`Path::Pooled`]). With placement lists whose entries fall into at
+//!    most [`POOLED_LIST_GROUPS`] groups that every list holds alike (node
+//!    pools, placement by attribute), the operator on those groups pooled
+//!    is the bound, realised group by group on their entries, else in one
+//!    LP.
 //! 5. **The rounds** ([`crate::rounds`]) on the LP of every runnable pair
 //!    ([`Path::Flat`]) up to [`FLAT_UP_TO`] pairs, on an LP grown by
 //!    column generation above it, or from the pooled LP's pairs when the
@@ -59,7 +63,7 @@ use crate::paths::{capped, groups, merge, patterns, pooled};
 use crate::rounds::rounds;
 use crate::settings::{
     CLARABEL_MAX_USERS, PATTERN_FEW_LISTS, PATTERN_ROWS, PATTERN_ROWS_FEW_LISTS,
-    PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, SEED_PER_USER,
+    PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, POOLED_LIST_GROUPS, SEED_PER_USER,
 };
 use crate::solvers::direct::Direct;
 use leontief_core::{Instance, ServerId, Status};
@@ -105,14 +109,20 @@ pub fn lex_max_min<B: LpBackend>(
     // that is.
     let mut spent = Spent::default();
     let mut pooled_pairs = None;
-    if try_pooled && backend.can_add_cols() && !(placement && instance.has_placement()) {
-        match pooled_first(backend, instance, sigma, placement, settings)? {
-            Pooled::Realised(out) => return Ok(*out),
-            Pooled::Short(pairs, s) => {
+    if try_pooled && backend.can_add_cols() {
+        let found = if placement && instance.has_placement() {
+            pooled_on_lists(backend, instance, sigma, settings)?
+        } else {
+            Some(pooled_first(backend, instance, sigma, placement, settings)?)
+        };
+        match found {
+            Some(Pooled::Realised(out)) => return Ok(*out),
+            Some(Pooled::Short(pairs, s)) => {
                 pooled_pairs = Some(pairs);
                 spent = s;
             }
-            Pooled::Failed(s) => spent = s,
+            Some(Pooled::Failed(s)) => spent = s,
+            None => {}
         }
     }
     // The pooled LP's pairs hold its optimum: column generation from them
@@ -242,6 +252,60 @@ fn pooled_first<B: LpBackend>(
         bound,
         spent,
     )
+}
+
+/// Path 4 with placement lists, where the entries each list holds alike
+/// form at most [`POOLED_LIST_GROUPS`] groups (node pools, placement by
+/// attribute): the operator on the groups pooled bounds every level
+/// ([`pooled::bound_on_pools`]), realised group by group on the entries
+/// ([`groups::realise_on_lists`]): each group's users hold their shares
+/// of it. `None` where the groups do not apply; `Failed` (the general
+/// path runs) when a group falls short.
+fn pooled_on_lists<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    settings: &MaxMinSettings,
+) -> Result<Option<Pooled>, BackendError> {
+    let t0 = Instant::now();
+    let Some(pools) = merge::pool_by_lists(instance, POOLED_LIST_GROUPS) else {
+        return Ok(None);
+    };
+    let on_pools = lex_max_min(backend, &pools.instance, sigma, true, settings)?;
+    let spent = Spent::of(&on_pools);
+    if on_pools.status != Status::Optimal {
+        return Ok(Some(Pooled::Failed(spent)));
+    }
+    let bound = pooled::bound_on_pools(instance, sigma, &pools.group_of, &on_pools, t0);
+    let mut members = vec![Vec::new(); pools.instance.num_entries()];
+    for (i, &g) in pools.group_of.iter().enumerate() {
+        members[g].push(ServerId(i));
+    }
+    Ok(Some(
+        match groups::realise_on_lists(
+            instance,
+            sigma,
+            &bound,
+            &members,
+            &on_pools,
+            settings.level_tolerance,
+            backend.time_limit(),
+        )? {
+            Ok(mut out) => {
+                spent.charge(&mut out);
+                Pooled::Realised(Box::new(out))
+            }
+            Err(more) => pooled::try_pooled(
+                backend,
+                instance,
+                sigma,
+                true,
+                settings.level_tolerance,
+                bound,
+                spent.and(more),
+            )?,
+        },
+    ))
 }
 
 /// Path 5 from the pooled LP's pairs on Clarabel, up to

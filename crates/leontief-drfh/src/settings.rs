@@ -168,6 +168,12 @@ pub enum Columns {
 /// pooled-first path ([`crate::paths::pooled`]) before the flat LP.
 pub const GENERATE_FROM: usize = 20_000;
 
+/// With placement lists, the groups of entries that every list holds
+/// alike (node pools, placement by attribute) up to which the
+/// pooled-first path runs on them: the operator first solves the users
+/// on that many pooled entries, whose levels bound the answer's.
+pub const POOLED_LIST_GROUPS: usize = 64;
+
 /// Runnable user-entry pairs above which [`Columns::Auto`] grows the LP by
 /// column generation instead of building the flat LP when the pooled
 /// levels are not realised (the flat LP there takes minutes and

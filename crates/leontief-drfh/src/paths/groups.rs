@@ -60,9 +60,11 @@ struct Part {
 
 /// Realise on the entries of the groups in `cluster` the tasks step 1
 /// gave their users there (`shares[n][g]`); `None` when it falls short.
+#[allow(clippy::too_many_arguments)]
 fn on_entries(
     instance: &Instance,
     sigma: &[f64],
+    placement: bool,
     members: &[Vec<ServerId>],
     shares: &Tasks,
     cluster: &[usize],
@@ -82,7 +84,27 @@ fn on_entries(
         }));
     }
     let servers = raw_servers(instance, &entries);
-    let users_raw = users.iter().map(|&n| raw_user(instance, n, false));
+    // With placement lists, each user's list within the cluster (a
+    // cluster of several groups holds entries a user may not use).
+    let lists = placement && instance.has_placement();
+    // Each user keeps its cap: a capped user's share is at most its cap,
+    // and without the bound the LP may leave it more where its entries
+    // have room (a user alone on its listed entry, capped at 0.5 tasks,
+    // was given 5.9).
+    let users_raw = users.iter().map(|&n| {
+        let mut u = raw_user(instance, n, true);
+        if let (true, Some(list)) = (lists, &instance.users()[n].servers) {
+            let named: Vec<String> = entries
+                .iter()
+                .filter(|i| list.binary_search(i).is_ok())
+                .map(|i| instance.servers()[i.0].name.clone())
+                .collect();
+            if named.len() < entries.len() {
+                u.servers = Some(named);
+            }
+        }
+        u
+    });
     let raw = part_of(instance, servers, users_raw.collect());
     let Ok(sub) = Instance::new(raw) else {
         return Ok(Err(Spent::default()));
@@ -104,8 +126,8 @@ fn on_entries(
         &crate::solvers::direct::Direct::new(time_limit)?,
         &sub,
         &sig,
-        false,
-        &candidates(&sub, &all, false),
+        lists,
+        &candidates(&sub, &all, lists),
         &want,
         start,
         level_tolerance,
@@ -319,15 +341,80 @@ fn realise(
         Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => o,
         other => return Ok(Err(other.spent())),
     };
-    // Step 2: each group's users on its entries; a group that falls short
-    // is solved again together with the next cluster, and so on.
+    on_groups(
+        instance,
+        sigma,
+        false,
+        level,
+        base,
+        level_tolerance,
+        &members,
+        &first,
+        time_limit,
+        t0,
+    )
+}
+
+/// The pooled levels realised on the entries of groups already given
+/// their users' tasks: `members` the entries of each group, `first` the
+/// answer on the groups (its tasks each user's share of each group).
+/// With placement lists (`placement`) the groups are those the lists
+/// hold alike ([`crate::paths::merge::pool_by_lists`]): every user with a
+/// share of a group may use all of its entries; in a cluster of several
+/// groups, each user keeps to its list.
+pub(crate) fn realise_on_lists(
+    instance: &Instance,
+    sigma: &[f64],
+    bound: &Bound,
+    members: &[Vec<ServerId>],
+    first: &MaxMinOutcome,
+    level_tolerance: f64,
+    time_limit: Option<f64>,
+) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
+    let mut found = on_groups(
+        instance,
+        sigma,
+        true,
+        &bound.level,
+        &bound.base,
+        level_tolerance,
+        members,
+        first,
+        time_limit,
+        bound.t0,
+    )?;
+    if let Ok(out) = &mut found {
+        out.first_level = bound.first;
+    }
+    Ok(found)
+}
+
+/// Step 2 of [`realise`] and of [`realise_on_lists`] (see there).
+#[allow(clippy::too_many_arguments)]
+fn on_groups(
+    instance: &Instance,
+    sigma: &[f64],
+    placement: bool,
+    level: &[f64],
+    base: &MaxMinOutcome,
+    level_tolerance: f64,
+    members: &[Vec<ServerId>],
+    first: &MaxMinOutcome,
+    time_limit: Option<f64>,
+    t0: Instant,
+) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
+    let nu = instance.num_users();
+    let groups = members.len();
+    // Each group's users on its entries; a group that falls short is
+    // solved again together with the next cluster, and so on.
     let shares = &first.tasks;
     let t2 = Instant::now();
     let solve = |c: &Vec<usize>| {
         on_entries(
             instance,
             sigma,
-            &members,
+            placement,
+            members,
             shares,
             c,
             level_tolerance,
@@ -423,7 +510,7 @@ fn realise(
     for l in &mut lists {
         l.sort();
     }
-    let mm = build(instance, sigma, false, Some(&lists));
+    let mm = build(instance, sigma, placement, Some(&lists));
     if mm.too_wide.is_some() {
         return Ok(Err(spent));
     }

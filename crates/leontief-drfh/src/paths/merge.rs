@@ -119,6 +119,95 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
     })
 }
 
+/// The entries every placement list holds alike and that hold the same
+/// resources pooled into one entry each, capacities added (node pools
+/// and placement by attribute: a few such groups however many entries):
+/// a relaxation of `instance`, not an equivalent (the entries of a group
+/// need not be interchangeable), in which a user runs on a group exactly
+/// when it runs on each of the group's entries.
+pub(crate) struct ListPools {
+    /// The pooled instance (groups in order of first appearance, each
+    /// named after its first entry).
+    pub(crate) instance: Instance,
+    /// The group of each original entry.
+    pub(crate) group_of: Vec<usize>,
+}
+
+/// [`ListPools`] of `instance`; `None` without placement lists, when no
+/// two entries share a group, or past `max_groups` groups (the pass ends
+/// there).
+pub(crate) fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools> {
+    if !instance.has_placement() {
+        return None;
+    }
+    let servers = instance.servers();
+    let m = instance.num_resources();
+    let mut listed_by: Vec<Vec<usize>> = vec![Vec::new(); servers.len()];
+    for (n, u) in instance.users().iter().enumerate() {
+        for i in u.servers.iter().flatten() {
+            listed_by[i.0].push(n);
+        }
+    }
+    let mut index: HashMap<Vec<usize>, usize> = HashMap::new();
+    let mut group_of = Vec::with_capacity(servers.len());
+    let mut groups: Vec<RawServer> = Vec::new();
+    for (i, s) in servers.iter().enumerate() {
+        // The same users listing it, and the same resources present: a
+        // user that can run on the group can run on each of its entries.
+        let mut key = listed_by[i].clone();
+        key.push(usize::MAX);
+        key.extend((0..m).filter(|&r| s.capacity[r] > 0.0));
+        let g = *index.entry(key).or_insert_with(|| {
+            groups.push(RawServer {
+                name: s.name.clone(),
+                capacity: vec![0.0; m],
+                count: None,
+            });
+            groups.len() - 1
+        });
+        if groups.len() > max_groups {
+            return None;
+        }
+        for (c, &v) in groups[g].capacity.iter_mut().zip(&s.capacity) {
+            *c += v * s.count as f64;
+        }
+        group_of.push(g);
+    }
+    if groups.len() == servers.len() {
+        return None;
+    }
+    let users = instance
+        .users()
+        .iter()
+        .enumerate()
+        .map(|(n, user)| RawUser {
+            queue: instance.user_queue_name(leontief_core::UserId(n)),
+            name: user.name.clone(),
+            demand: user.demand.clone(),
+            weight: (user.weight != 1.0).then_some(user.weight),
+            tasks: user.tasks,
+            servers: user.servers.as_ref().map(|list| {
+                let mut named: Vec<usize> = list.iter().map(|i| group_of[i.0]).collect();
+                named.sort_unstable();
+                named.dedup();
+                named.into_iter().map(|g| groups[g].name.clone()).collect()
+            }),
+            rank_weights: user.rank_weights.clone(),
+        })
+        .collect();
+    let raw = RawInstance {
+        queues: instance.raw_queues(),
+        quantum: instance.quantum().map(<[f64]>::to_vec),
+        name: instance.name().map(str::to_string),
+        description: None,
+        resources: instance.resources().to_vec(),
+        servers: groups,
+        users,
+    };
+    let instance = Instance::new(raw).ok()?;
+    Some(ListPools { instance, group_of })
+}
+
 /// Split an outcome on the merged instance back onto the original entries
 /// (tasks by count share, prices repeated on every member).
 pub(crate) fn split(o: &mut MaxMinOutcome, merged: &Merged, m: usize) {

@@ -250,6 +250,77 @@ pub(crate) fn bound(instance: &Instance, sigma: &[f64], placement: bool) -> Boun
     }
 }
 
+/// The bound with placement lists: the operator's answer on the pooled
+/// groups of entries ([`crate::paths::merge::pool_by_lists`], solved by
+/// the caller as `pooled`). Pooling entries only enlarges the feasible
+/// set, so its levels bound the per-server ones round by round, and its
+/// prices, repeated on every entry of a group (per unit of each
+/// resource), are a certificate of any per-server allocation that gives
+/// every user the same level: the weak-duality bound of
+/// `leontief_audit::certificate` reads only the capacity each price
+/// values and the cheapest entry each user may run on, the same on the
+/// groups and on their entries.
+pub(crate) fn bound_on_pools(
+    instance: &Instance,
+    sigma: &[f64],
+    group_of: &[usize],
+    pooled: &MaxMinOutcome,
+    t0: Instant,
+) -> Bound {
+    let (m, nu) = (instance.num_resources(), instance.num_users());
+    let runnable: Vec<bool> = (0..nu)
+        .map(|n| {
+            let mut any = false;
+            if sigma[n].is_finite() && sigma[n] > 0.0 {
+                for_each_runnable(instance, UserId(n), true, |_| any = true);
+            }
+            any
+        })
+        .collect();
+    let weight: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
+    let tasks = pooled.tasks.user_totals();
+    let level: Vec<f64> = (0..nu)
+        .map(|n| {
+            if runnable[n] {
+                sigma[n] * tasks[n] / weight[n]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let certificates = pooled
+        .certificates
+        .iter()
+        .map(|c| RoundCertificate {
+            round: c.round,
+            prices: group_of
+                .iter()
+                .flat_map(|&g| c.prices[g * m..(g + 1) * m].iter().copied())
+                .collect(),
+            users: c.users.clone(),
+        })
+        .collect();
+    let base = MaxMinOutcome {
+        frozen_round: pooled.frozen_round.clone(),
+        freeze: pooled.freeze.clone(),
+        rounds: pooled.rounds,
+        certificates,
+        path: Path::Pooled,
+        ..MaxMinOutcome::start(nu, 0)
+    };
+    let first = (0..nu)
+        .filter(|&n| runnable[n] && pooled.frozen_round[n] == 1)
+        .map(|n| level[n])
+        .fold(INF, f64::min);
+    Bound {
+        level,
+        base,
+        runnable,
+        first: first.is_finite().then_some(first),
+        t0,
+    }
+}
+
 /// Realise the pooled levels of `bound` in one LP ([`at_levels`]);
 /// `spent` is what an attempt before (the groups) solved.
 pub(crate) fn try_pooled<B: LpBackend>(
