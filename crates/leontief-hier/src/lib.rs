@@ -216,6 +216,15 @@ fn solve_on<B: LpBackend>(
             }
         }
     }
+    // hdrfh with placement lists whose entries fall into a few groups
+    // that every list holds alike (node pools, placement by attribute):
+    // the filling on those groups pooled, a relaxation as the pool is,
+    // placed group by group.
+    if !pooled && instance.has_placement() {
+        if let Some(a) = on_list_groups(highs, instance, &tree, &mu, variant, t0)? {
+            return Ok(a);
+        }
+    }
     let mut capacity = if pooled {
         Capacity::Pooled { instance }
     } else {
@@ -244,6 +253,62 @@ fn solve_on<B: LpBackend>(
     let mut a = report.allocation(tasks, status);
     a.backend_status = capacity.backend_status();
     Ok(a)
+}
+
+/// Groups of entries every placement list holds alike up to which hdrfh
+/// fills on them pooled first (the max-min operator's threshold).
+const LIST_GROUPS: usize = leontief_drfh::settings::POOLED_LIST_GROUPS;
+
+/// The hdrfh answer from the filling on the groups of entries every
+/// placement list holds alike, pooled (`None` where there are no such
+/// groups, more than [`LIST_GROUPS`], or the answer does not fit the
+/// servers). The servers' feasible totals lie inside the groups', so an
+/// answer on the groups that fits the servers is the answer there, as on
+/// the pool.
+fn on_list_groups<B: LpBackend>(
+    highs: &B,
+    instance: &Instance,
+    tree: &tree::Tree,
+    mu: &[f64],
+    variant: Variant,
+    t0: Instant,
+) -> Result<Option<Allocation>, HierError> {
+    let Some(pools) = leontief_drfh::paths::merge::pool_by_lists(instance, LIST_GROUPS) else {
+        return Ok(None);
+    };
+    let mut capacity: Capacity<'_, B> =
+        Capacity::Servers(Box::new(capacity::Servers::new(&pools.instance, highs)));
+    let f = filling(&pools.instance, tree, mu, variant, &mut capacity)?;
+    if f.status != Status::Optimal || capacity.status() != Status::Optimal {
+        return Ok(None);
+    }
+    let Some(shares) = capacity.split(&f.x)?.map(Tasks::from) else {
+        return Ok(None);
+    };
+    let placed =
+        leontief_drfh::paths::realise::realise_on_groups(highs, instance, &pools, &shares, &f.x)?;
+    let Some(tasks) = placed.tasks else {
+        return Ok(None);
+    };
+    let report = report::Report {
+        instance,
+        tree,
+        mu,
+        variant,
+        x: &f.x,
+        stop: &f.stop,
+        phases: f.phases,
+        pooled: false,
+        on_pool: false,
+        lps: capacity.lps() + placed.lps,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    let mut a = report.allocation(Some(tasks), Status::Optimal);
+    a.notes.push(format!(
+        "the H-DRF filling on the {} groups of servers that every placement list holds alike, each pooled, fits the servers (placed group by group): the servers' feasible totals lie inside the groups', so it is the hdrfh answer",
+        pools.instance.num_entries()
+    ));
+    Ok(Some(a))
 }
 
 /// Runnable user-entry pairs up to which the pooled answer is placed by

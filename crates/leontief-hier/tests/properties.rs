@@ -73,3 +73,52 @@ proptest! {
         }
     }
 }
+
+/// Placement by attribute (lists that are unions of a few groups of
+/// servers): hdrfh fills on the groups pooled and places the answer group
+/// by group. On generated trees with such lists its answer passes the
+/// independent check, and with a flat tree it is DRFH's (the max-min
+/// operator on every pair, `Columns::All`); most cases take that path.
+#[test]
+fn placement_by_attribute_fills_on_the_list_groups() {
+    use leontief_core::generate::{family, Demands, Family, Placement};
+    use leontief_drfh::maxmin::Columns;
+    let h = Highs::default();
+    let (mut taken, mut cases) = (0, 0);
+    for seed in 1..=6u64 {
+        for (m, values) in [(2, 2), (3, 3), (2, 4)] {
+            let f = Family {
+                demands: Demands::Lognormal,
+                weights: seed % 2 == 0,
+                caps: (seed % 3 == 0).then_some(0.3),
+                placement: Placement::Attribute(values),
+                queues: Some((6, 2)),
+                ..Family::new(24, 60, m, seed)
+            };
+            let tree = family(&f);
+            let a = solve(&h, &tree, Variant::Hdrfh).unwrap();
+            assert_eq!(a.status, Status::Optimal, "seed {seed}, m {m}");
+            let c = check(&h, &tree, &a, false, true).unwrap();
+            assert!(c.ok, "seed {seed}, m {m}: {c}");
+            cases += 1;
+            taken += usize::from(a.notes.iter().any(|n| n.contains("groups of servers")));
+            let flat = family(&Family { queues: None, ..f });
+            let a = solve(&h, &flat, Variant::Hdrfh).unwrap();
+            let settings = MaxMinSettings {
+                columns: Columns::All,
+                ..MaxMinSettings::default()
+            };
+            let d = leontief_drfh::drfh(&h, &flat, &settings).unwrap();
+            assert!(
+                close(a.levels.as_ref().unwrap(), d.levels.as_ref().unwrap(), 1e-6),
+                "seed {seed}, m {m}: hdrfh {:?} drfh {:?}",
+                a.levels,
+                d.levels
+            );
+        }
+    }
+    assert!(
+        2 * taken >= cases,
+        "the list groups answered {taken} of {cases}"
+    );
+}

@@ -125,18 +125,18 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
 /// a relaxation of `instance`, not an equivalent (the entries of a group
 /// need not be interchangeable), in which a user runs on a group exactly
 /// when it runs on each of the group's entries.
-pub(crate) struct ListPools {
+pub struct ListPools {
     /// The pooled instance (groups in order of first appearance, each
     /// named after its first entry).
-    pub(crate) instance: Instance,
+    pub instance: Instance,
     /// The group of each original entry.
-    pub(crate) group_of: Vec<usize>,
+    pub group_of: Vec<usize>,
 }
 
 /// [`ListPools`] of `instance`; `None` without placement lists, when no
 /// two entries share a group, or past `max_groups` groups (the pass ends
 /// there).
-pub(crate) fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools> {
+pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools> {
     if !instance.has_placement() {
         return None;
     }

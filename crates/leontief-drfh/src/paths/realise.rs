@@ -4,12 +4,13 @@
 //! hierarchical mechanisms use it to place a pooled answer on the
 //! servers: when it fits, it is the answer there too.
 
-use super::groups::try_groups;
+use super::groups::{realise_on_lists, try_groups};
+use super::merge::ListPools;
 use super::pooled::{try_pooled, Bound, Pooled};
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::settings::Columns;
 use leontief_core::shares::dominant_sigma;
-use leontief_core::{Instance, Status, Tasks, UserId};
+use leontief_core::{Instance, ServerId, Status, Tasks, UserId};
 use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
 
@@ -90,6 +91,83 @@ pub fn realise<B: LpBackend>(
                 tasks: None,
                 lps: o.lps,
             })
+        }
+    }
+}
+
+/// [`realise`] where the totals come with their shares of the groups of
+/// entries every list holds alike (`pools`, `shares[n][g]`, which sum to
+/// `x[n]`): each group's users hold their shares on its entries (a group
+/// that falls short solved again with the next), else [`realise`].
+pub fn realise_on_groups<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    pools: &ListPools,
+    shares: &Tasks,
+    x: &[f64],
+) -> Result<Realisation, BackendError> {
+    let nu = instance.num_users();
+    let sigma = dominant_sigma(instance);
+    let users = instance.users();
+    let runnable: Vec<bool> = (0..nu)
+        .map(|n| {
+            let mut any = false;
+            if sigma[n].is_finite() && sigma[n] > 0.0 {
+                crate::lp::pricing::for_each_runnable(instance, UserId(n), true, |_| any = true);
+            }
+            any
+        })
+        .collect();
+    let level: Vec<f64> = (0..nu)
+        .map(|n| {
+            if runnable[n] {
+                x[n] * sigma[n] / users[n].weight
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let bound = Bound {
+        level,
+        base: MaxMinOutcome {
+            frozen_round: vec![1; nu],
+            path: Path::Pooled,
+            ..MaxMinOutcome::start(nu, 0)
+        },
+        runnable,
+        first: None,
+        t0: Instant::now(),
+    };
+    let mut members = vec![Vec::new(); pools.instance.num_entries()];
+    for (i, &g) in pools.group_of.iter().enumerate() {
+        members[g].push(ServerId(i));
+    }
+    let first = MaxMinOutcome {
+        tasks: shares.clone(),
+        ..MaxMinOutcome::start(nu, 0)
+    };
+    match realise_on_lists(
+        instance,
+        &sigma,
+        &bound,
+        &members,
+        &first,
+        1e-9,
+        backend.time_limit(),
+    )? {
+        Ok(out) => {
+            let found = accept(out, x);
+            if found.tasks.is_some() {
+                return Ok(found);
+            }
+            let mut more = realise(backend, instance, x)?;
+            more.lps += found.lps;
+            Ok(more)
+        }
+        Err(spent) => {
+            let mut more = realise(backend, instance, x)?;
+            more.lps += spent.lps;
+            Ok(more)
         }
     }
 }
