@@ -259,8 +259,8 @@ fn pooled_first<B: LpBackend>(
 /// attribute): the operator on the groups pooled bounds every level
 /// ([`pooled::bound_on_pools`]), realised group by group on the entries
 /// ([`groups::realise_on_lists`]): each group's users hold their shares
-/// of it. `None` where the groups do not apply; `Failed` (the general
-/// path runs) when a group falls short.
+/// of it; when a group falls short, the one LP at the bound's levels
+/// ([`pooled::try_pooled`]). `None` where the groups do not apply.
 fn pooled_on_lists<B: LpBackend>(
     backend: &B,
     instance: &Instance,
