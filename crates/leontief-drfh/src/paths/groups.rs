@@ -87,12 +87,8 @@ fn on_entries(
     // With placement lists, each user's list within the cluster (a
     // cluster of several groups holds entries a user may not use).
     let lists = placement && instance.has_placement();
-    // Each user keeps its cap: a capped user's share is at most its cap,
-    // and without the bound the LP may leave it more where its entries
-    // have room (a user alone on its listed entry, capped at 0.5 tasks,
-    // was given 5.9).
     let users_raw = users.iter().map(|&n| {
-        let mut u = raw_user(instance, n, true);
+        let mut u = raw_user(instance, n, false);
         if let (true, Some(list)) = (lists, &instance.users()[n].servers) {
             let named: Vec<String> = entries
                 .iter()
@@ -523,6 +519,20 @@ fn on_groups(
         }
     }
     out.levels = (0..nu).map(|n| level[n] * mm.scale).collect();
+    // The groups' LPs ask each user at least its share; where a group has
+    // room one may leave a user more (a user alone on its listed entry,
+    // capped at 0.5 tasks, was given 5.9; a capped user with shares of
+    // two groups, more than its cap in all). Down to its level: that only
+    // frees capacity.
+    for n in 0..nu {
+        let have: f64 = mm.pairs[n].iter().map(|&(_, c)| x[c.0]).sum();
+        if mm.runnable[n] && have > out.levels[n] {
+            let f = out.levels[n] / have;
+            for &(_, c) in &mm.pairs[n] {
+                x[c.0] *= f;
+            }
+        }
+    }
     // Every user at its level to the LPs' tolerance (the snap in
     // [`finish`] moves it by its rounding only).
     let short = (0..nu).any(|n| {
