@@ -80,37 +80,7 @@ pub fn merge_identical(instance: &Instance, placement: bool) -> Option<Merged> {
     // The users with their lists on the classes, built directly (not
     // through `to_raw`, which names every listed server: lists of a
     // thousand nodes each cost more than the merge).
-    let users = instance
-        .users()
-        .iter()
-        .enumerate()
-        .map(|(n, user)| RawUser {
-            queue: instance.user_queue_name(leontief_core::UserId(n)),
-            name: user.name.clone(),
-            demand: user.demand.clone(),
-            weight: (user.weight != 1.0).then_some(user.weight),
-            tasks: user.tasks,
-            servers: match (&user.servers, lists) {
-                (Some(list), true) => {
-                    let mut named: Vec<usize> = list.iter().map(|i| class_of[i.0]).collect();
-                    named.sort_unstable();
-                    named.dedup();
-                    Some(named.into_iter().map(|c| classes[c].name.clone()).collect())
-                }
-                _ => None,
-            },
-            rank_weights: user.rank_weights.clone(),
-        })
-        .collect();
-    let raw = RawInstance {
-        queues: instance.raw_queues(),
-        quantum: instance.quantum().map(<[f64]>::to_vec),
-        name: instance.name().map(str::to_string),
-        description: None,
-        resources: instance.resources().to_vec(),
-        servers: classes,
-        users,
-    };
+    let raw = on_entries(instance, classes, &class_of, lists);
     let instance = Instance::new(raw).ok()?;
     Some(Merged {
         instance,
@@ -176,6 +146,20 @@ pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools
     if groups.len() == servers.len() {
         return None;
     }
+    let raw = on_entries(instance, groups, &group_of, true);
+    let instance = Instance::new(raw).ok()?;
+    Some(ListPools { instance, group_of })
+}
+
+/// `instance` on the entries `entries` (each original entry `i` now
+/// `entry_of[i]`): its users with their lists renamed onto the new
+/// entries (with `lists`; without, no lists), its queues and resources.
+fn on_entries(
+    instance: &Instance,
+    entries: Vec<RawServer>,
+    entry_of: &[usize],
+    lists: bool,
+) -> RawInstance {
     let users = instance
         .users()
         .iter()
@@ -186,26 +170,27 @@ pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools
             demand: user.demand.clone(),
             weight: (user.weight != 1.0).then_some(user.weight),
             tasks: user.tasks,
-            servers: user.servers.as_ref().map(|list| {
-                let mut named: Vec<usize> = list.iter().map(|i| group_of[i.0]).collect();
-                named.sort_unstable();
-                named.dedup();
-                named.into_iter().map(|g| groups[g].name.clone()).collect()
-            }),
+            servers: match (&user.servers, lists) {
+                (Some(list), true) => {
+                    let mut named: Vec<usize> = list.iter().map(|i| entry_of[i.0]).collect();
+                    named.sort_unstable();
+                    named.dedup();
+                    Some(named.into_iter().map(|e| entries[e].name.clone()).collect())
+                }
+                _ => None,
+            },
             rank_weights: user.rank_weights.clone(),
         })
         .collect();
-    let raw = RawInstance {
+    RawInstance {
         queues: instance.raw_queues(),
         quantum: instance.quantum().map(<[f64]>::to_vec),
         name: instance.name().map(str::to_string),
         description: None,
         resources: instance.resources().to_vec(),
-        servers: groups,
+        servers: entries,
         users,
-    };
-    let instance = Instance::new(raw).ok()?;
-    Some(ListPools { instance, group_of })
+    }
 }
 
 /// Split an outcome on the merged instance back onto the original entries

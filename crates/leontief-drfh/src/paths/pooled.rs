@@ -162,6 +162,48 @@ pub(crate) struct Bound {
     pub(crate) t0: Instant,
 }
 
+/// The users with a positive finite share that can run on some entry
+/// (with `placement`, on their lists).
+pub(crate) fn runnable_users(instance: &Instance, sigma: &[f64], placement: bool) -> Vec<bool> {
+    (0..instance.num_users())
+        .map(|n| {
+            let mut any = false;
+            if sigma[n].is_finite() && sigma[n] > 0.0 {
+                for_each_runnable(instance, UserId(n), placement, |_| any = true);
+            }
+            any
+        })
+        .collect()
+}
+
+/// The bound that asks every user exactly its total `x[n]` (levels
+/// `sigma x / w`, every user in round 1): what [`crate::paths::realise`]
+/// realises.
+pub(crate) fn totals_bound(instance: &Instance, sigma: &[f64], x: &[f64]) -> Bound {
+    let nu = instance.num_users();
+    let runnable = runnable_users(instance, sigma, true);
+    let level = (0..nu)
+        .map(|n| {
+            if runnable[n] {
+                x[n] * sigma[n] / instance.users()[n].weight
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Bound {
+        level,
+        base: MaxMinOutcome {
+            frozen_round: vec![1; nu],
+            path: Path::Pooled,
+            ..MaxMinOutcome::start(nu, 0)
+        },
+        runnable,
+        first: None,
+        t0: Instant::now(),
+    }
+}
+
 /// The pooled filling of `instance` (see [`Bound`]).
 pub(crate) fn bound(instance: &Instance, sigma: &[f64], placement: bool) -> Bound {
     let t0 = Instant::now();
@@ -171,15 +213,7 @@ pub(crate) fn bound(instance: &Instance, sigma: &[f64], placement: bool) -> Boun
         instance.num_users(),
     );
     let users = instance.users();
-    let runnable: Vec<bool> = (0..nu)
-        .map(|n| {
-            let mut any = false;
-            if sigma[n].is_finite() && sigma[n] > 0.0 {
-                for_each_runnable(instance, UserId(n), placement, |_| any = true);
-            }
-            any
-        })
-        .collect();
+    let runnable = runnable_users(instance, sigma, placement);
     let demand: Vec<&[f64]> = users.iter().map(|u| u.demand.as_slice()).collect();
     let weight: Vec<f64> = users.iter().map(|u| u.weight).collect();
     let caps: Vec<f64> = users.iter().map(|u| u.tasks.unwrap_or(INF)).collect();
@@ -268,15 +302,7 @@ pub(crate) fn bound_on_pools(
     t0: Instant,
 ) -> Bound {
     let (m, nu) = (instance.num_resources(), instance.num_users());
-    let runnable: Vec<bool> = (0..nu)
-        .map(|n| {
-            let mut any = false;
-            if sigma[n].is_finite() && sigma[n] > 0.0 {
-                for_each_runnable(instance, UserId(n), true, |_| any = true);
-            }
-            any
-        })
-        .collect();
+    let runnable = runnable_users(instance, sigma, true);
     let weight: Vec<f64> = instance.users().iter().map(|u| u.weight).collect();
     let tasks = pooled.tasks.user_totals();
     let level: Vec<f64> = (0..nu)

@@ -6,13 +6,12 @@
 
 use super::groups::{realise_on_lists, try_groups};
 use super::merge::ListPools;
-use super::pooled::{try_pooled, Bound, Pooled};
-use crate::outcome::{MaxMinOutcome, Path};
+use super::pooled::{totals_bound, try_pooled, Pooled};
+use crate::outcome::MaxMinOutcome;
 use crate::settings::Columns;
 use leontief_core::shares::dominant_sigma;
-use leontief_core::{Instance, ServerId, Status, Tasks, UserId};
+use leontief_core::{Instance, ServerId, Status, Tasks};
 use leontief_model::{BackendError, LpBackend};
-use std::time::Instant;
 
 /// What [`realise`] found.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,42 +32,13 @@ pub fn realise<B: LpBackend>(
 ) -> Result<Realisation, BackendError> {
     let nu = instance.num_users();
     let sigma = dominant_sigma(instance);
-    let users = instance.users();
-    let runnable: Vec<bool> = (0..nu)
-        .map(|n| {
-            let mut any = false;
-            if sigma[n].is_finite() && sigma[n] > 0.0 {
-                crate::lp::pricing::for_each_runnable(instance, UserId(n), true, |_| any = true);
-            }
-            any
-        })
-        .collect();
-    if (0..nu).any(|n| x[n] > 0.0 && !runnable[n]) {
+    let bound = totals_bound(instance, &sigma, x);
+    if (0..nu).any(|n| x[n] > 0.0 && !bound.runnable[n]) {
         return Ok(Realisation {
             tasks: None,
             lps: 0,
         });
     }
-    let level: Vec<f64> = (0..nu)
-        .map(|n| {
-            if runnable[n] {
-                x[n] * sigma[n] / users[n].weight
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let bound = Bound {
-        level,
-        base: MaxMinOutcome {
-            frozen_round: vec![1; nu],
-            path: Path::Pooled,
-            ..MaxMinOutcome::start(nu, 0)
-        },
-        runnable,
-        first: None,
-        t0: Instant::now(),
-    };
     let tolerance = 1e-9;
     let spent = match try_groups(
         instance,
@@ -108,36 +78,7 @@ pub fn realise_on_groups<B: LpBackend>(
 ) -> Result<Realisation, BackendError> {
     let nu = instance.num_users();
     let sigma = dominant_sigma(instance);
-    let users = instance.users();
-    let runnable: Vec<bool> = (0..nu)
-        .map(|n| {
-            let mut any = false;
-            if sigma[n].is_finite() && sigma[n] > 0.0 {
-                crate::lp::pricing::for_each_runnable(instance, UserId(n), true, |_| any = true);
-            }
-            any
-        })
-        .collect();
-    let level: Vec<f64> = (0..nu)
-        .map(|n| {
-            if runnable[n] {
-                x[n] * sigma[n] / users[n].weight
-            } else {
-                0.0
-            }
-        })
-        .collect();
-    let bound = Bound {
-        level,
-        base: MaxMinOutcome {
-            frozen_round: vec![1; nu],
-            path: Path::Pooled,
-            ..MaxMinOutcome::start(nu, 0)
-        },
-        runnable,
-        first: None,
-        t0: Instant::now(),
-    };
+    let bound = totals_bound(instance, &sigma, x);
     let mut members = vec![Vec::new(); pools.instance.num_entries()];
     for (i, &g) in pools.group_of.iter().enumerate() {
         members[g].push(ServerId(i));
