@@ -236,13 +236,13 @@ fn pooled_first<B: LpBackend>(
 ) -> Result<Pooled, BackendError> {
     let bound = pooled::bound(instance, sigma, placement);
     let spent = match groups::try_groups(
+        backend,
         instance,
         sigma,
         placement,
         &bound,
         settings.level_tolerance,
         settings.columns,
-        backend.time_limit(),
     )? {
         Ok(out) => return Ok(Pooled::Realised(Box::new(out))),
         Err(spent) => spent,
@@ -287,13 +287,13 @@ fn pooled_on_lists<B: LpBackend>(
     }
     Ok(Some(
         match groups::realise_on_lists(
+            backend,
             instance,
             sigma,
             &bound,
             &members,
             &on_pools,
             settings.level_tolerance,
-            backend.time_limit(),
         )? {
             Ok(mut out) => {
                 spent.charge(&mut out);

@@ -46,6 +46,9 @@ enum Feature {
     UnusedResource,
     ListedTwice,
     Ties,
+    /// The last resource (a GPU) on a third of the entries and users
+    /// only: two kinds of entries, each dealt into groups of its own.
+    Gpu,
 }
 
 fn shape(n: usize, k: usize, m: usize, seed: u64, feature: Feature) -> Instance {
@@ -98,6 +101,18 @@ fn shape(n: usize, k: usize, m: usize, seed: u64, feature: Feature) -> Instance 
                 raw.users[j].demand = d;
             }
         }
+        Feature::Gpu => {
+            for (j, s) in raw.servers.iter_mut().enumerate() {
+                if j % 3 != 0 {
+                    s.capacity[m - 1] = 0.0;
+                }
+            }
+            for (j, u) in raw.users.iter_mut().enumerate() {
+                if j % 3 != 1 {
+                    u.demand[m - 1] = 0.0;
+                }
+            }
+        }
     }
     Instance::new(raw).expect("valid")
 }
@@ -111,6 +126,7 @@ fn feature() -> impl Strategy<Value = Feature> {
         Just(Feature::UnusedResource),
         Just(Feature::ListedTwice),
         Just(Feature::Ties),
+        Just(Feature::Gpu),
     ]
 }
 
@@ -119,8 +135,8 @@ proptest! {
 
     /// Groups of 3 to 8 entries on 12 to 40 heterogeneous entries, 8 to 40
     /// users, 2 to 4 resources, with weights, caps, zero demands, a
-    /// resource nobody demands, identical entries listed separately or
-    /// ties; DRFH and 2-DF shares.
+    /// resource nobody demands, identical entries listed separately, ties
+    /// or a GPU on a third of the entries; DRFH and 2-DF shares.
     #[test]
     fn group_path_matches_the_flat_lp_and_certifies(
         n in 8usize..40,
@@ -185,6 +201,7 @@ fn group_path_is_taken() {
         Feature::UnusedResource,
         Feature::ListedTwice,
         Feature::Ties,
+        Feature::Gpu,
     ];
     let mut cases: Vec<(Instance, usize, String)> = Vec::new();
     for (j, &f) in features.iter().enumerate() {
@@ -201,9 +218,19 @@ fn group_path_is_taken() {
         for m in 2..=4 {
             let inst = generate::heterogeneous(80, 120, m, seed);
             cases.push((inst, 20, format!("80 x 120, seed {seed}, {m} resources")));
+            let gpu = generate::Family::new(80, 120, m, seed)
+                .from_spec("gpu=0.2")
+                .expect("a shape");
+            cases.push((
+                generate::family(&gpu),
+                20,
+                format!("80 x 120, GPUs on a fifth, seed {seed}, {m} resources"),
+            ));
         }
     }
     let (mut taken, mut reachable) = (0, 0);
+    // Of them, the cases with two kinds of entries (a GPU on some).
+    let (mut gpu_taken, mut gpu_reachable) = (0, 0);
     for (inst, entries, what) in &cases {
         let sigma = dominant_sigma(inst);
         let grouped = run(inst, &sigma, Columns::Grouped(*entries));
@@ -213,9 +240,12 @@ fn group_path_is_taken() {
         // does (with 4 resources on 36 entries they are often out of reach).
         let one = run(inst, &sigma, Columns::Generated);
         reachable += usize::from(one.path.is_pooled());
+        let kinds = inst.servers().iter().any(|s| s.capacity.contains(&0.0));
+        gpu_reachable += usize::from(kinds && one.path.is_pooled());
         if grouped.path.groups().is_some() {
             assert!(one.path.is_pooled(), "{what}");
             taken += 1;
+            gpu_taken += usize::from(kinds);
             // Fewer pairs than the instance has: the answer is sparse.
             let pairs = inst.num_users() * inst.num_entries();
             assert!(grouped.columns < pairs, "{what}");
@@ -235,5 +265,9 @@ fn group_path_is_taken() {
         reachable >= cases.len() / 2 && taken * 4 >= reachable * 3,
         "the group path realised {taken} of the {reachable} runs whose pooled levels are reachable ({} runs)",
         cases.len()
+    );
+    assert!(
+        gpu_reachable >= 3 && gpu_taken * 4 >= gpu_reachable * 3,
+        "with a GPU on some entries, the group path realised {gpu_taken} of {gpu_reachable}"
     );
 }

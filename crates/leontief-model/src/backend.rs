@@ -83,7 +83,7 @@ pub enum BackendError {
 /// A backend that solves LPs.
 ///
 /// Mechanisms are generic over this trait; the CLI picks the backend.
-pub trait LpBackend {
+pub trait LpBackend: Sync {
     /// A problem loaded into the backend, ready to be solved and re-solved.
     type Loaded: LoadedLp;
 

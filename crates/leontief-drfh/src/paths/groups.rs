@@ -10,12 +10,14 @@
 //!
 //! 1. The entries are dealt into groups of about [`GROUP_ENTRIES`], in
 //!    turn along their direction (each group a sample of every
-//!    direction), and each group is merged into one server with the
-//!    group's capacity. On those few servers the same LP
+//!    direction), each group of one kind of entry (the same resources
+//!    present: a GPU on some servers makes two kinds), and each group is
+//!    merged into one server with the group's capacity. On those few servers the same LP
 //!    (`crate::paths::pooled::at_levels`, on Clarabel) finds each user's tasks
 //!    per group with every user at its pooled level. Each user may use two
-//!    groups: its own (the users, sorted by direction, dealt in turn) and
-//!    one more drawn by a fixed hash, so every group receives a sample of
+//!    of the groups that hold every resource it demands: its own (the
+//!    users, sorted by direction, dealt in turn) and one more drawn by a
+//!    fixed hash, so every group receives a sample of
 //!    every direction and the users link the groups into one well
 //!    connected graph along which capacity moves.
 //! 2. Each group then realises its users' tasks on its own entries: one
@@ -41,7 +43,7 @@ use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
 use crate::settings::{Columns, GROUP_ENTRIES, USERS_PER_GROUP};
 use leontief_core::{Instance, RawServer, ServerId, Tasks};
-use leontief_model::{BackendError, Status};
+use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -61,7 +63,8 @@ struct Part {
 /// Realise on the entries of the groups in `cluster` the tasks step 1
 /// gave their users there (`shares[n][g]`); `None` when it falls short.
 #[allow(clippy::too_many_arguments)]
-fn on_entries(
+fn on_entries<B: LpBackend>(
+    backend: &B,
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
@@ -69,7 +72,6 @@ fn on_entries(
     shares: &Tasks,
     cluster: &[usize],
     level_tolerance: f64,
-    time_limit: Option<f64>,
 ) -> Result<Result<Part, Spent>, BackendError> {
     let nu = instance.num_users();
     let share = |n: usize| cluster.iter().map(|&g| shares.get(n, g)).sum::<f64>();
@@ -117,9 +119,12 @@ fn on_entries(
     start.path = Path::Pooled;
     let all = vec![true; users.len()];
     // Clarabel (or the block interior point method) per cluster, on its
-    // own thread.
+    // own thread; the caller's backend where neither ends optimal (at
+    // 1,000 x 10,000 with GPUs on a fifth of the servers and 3
+    // resources, Clarabel ended `AlmostSolved` on a GPU group, and the
+    // groups merged until the one LP ran: 134 s against 1.8 s).
     let found = at_levels(
-        &crate::solvers::direct::Direct::new(time_limit)?,
+        backend,
         &sub,
         &sig,
         lists,
@@ -161,52 +166,85 @@ fn auto(entries: usize, runnable_users: usize) -> Option<usize> {
     (entries >= 4 * size).then_some(size)
 }
 
-/// Whether groups of `entries` entries split the instance (two groups at
-/// least), every entry holding every resource: a user runnable on a
-/// merged group is then runnable on each of its entries.
-fn applies(instance: &Instance, entries: usize) -> bool {
-    entries >= 1
-        && instance.num_entries() >= 2 * entries
-        && instance
-            .servers()
+/// Kinds of entries (by the resources they hold) up to which the path
+/// applies: a GPU on some servers makes two.
+const MAX_KINDS: usize = 8;
+
+/// The groups of entries: each group holds entries of one kind only (the
+/// same resources present), so a user runnable on a merged group is
+/// runnable on each of its entries. Per kind, `len / entries` groups
+/// rounded up, its entries sorted by the angle of their capacity (per
+/// unit of total capacity) from the first resource and dealt in turn.
+/// `None` where there are more than [`MAX_KINDS`] kinds or fewer than
+/// two groups of `entries`.
+fn deal(instance: &Instance, entries: usize) -> Option<Vec<Vec<ServerId>>> {
+    let total = instance.total_capacity();
+    let mut kinds: std::collections::BTreeMap<Vec<bool>, Vec<ServerId>> = Default::default();
+    for i in instance.server_ids() {
+        let held = instance
+            .class_capacities(i)
             .iter()
-            .all(|s| s.capacity.iter().all(|&c| c > 0.0))
-}
-
-/// The entries of each group: sorted by the angle of their capacity (per
-/// unit of total capacity) from the first resource, dealt in turn.
-fn deal(instance: &Instance, groups: usize) -> Vec<Vec<ServerId>> {
-    let total = instance.total_capacity();
-    let group = dealt(
-        instance
-            .server_ids()
-            .map(|i| angle(instance.class_capacities(i), total))
-            .collect(),
-        groups,
-    );
-    let mut out = vec![Vec::new(); groups];
-    for (i, g) in group.into_iter().enumerate() {
-        out[g].push(ServerId(i));
-    }
-    out
-}
-
-/// Each active user's group (`usize::MAX` for the others): sorted by the
-/// angle of its demand (per unit of total capacity) from the first
-/// resource, dealt in turn.
-fn deal_users(instance: &Instance, active: &[bool], groups: usize) -> Vec<usize> {
-    let total = instance.total_capacity();
-    let keys = instance
-        .users()
-        .iter()
-        .zip(active)
-        .map(|(u, &a)| if a { angle(&u.demand, total) } else { f64::NAN })
-        .collect();
-    let mut out = dealt(keys, groups);
-    for (g, &a) in out.iter_mut().zip(active) {
-        if !a {
-            *g = usize::MAX;
+            .map(|&c| c > 0.0)
+            .collect();
+        kinds.entry(held).or_default().push(i);
+        if kinds.len() > MAX_KINDS {
+            return None;
         }
+    }
+    let mut out = Vec::new();
+    for list in kinds.into_values() {
+        let groups = list.len().div_ceil(entries.max(1));
+        let group = dealt(
+            list.iter()
+                .map(|&i| angle(instance.class_capacities(i), total))
+                .collect(),
+            groups,
+        );
+        let mut mine = vec![Vec::new(); groups];
+        for (&i, g) in list.iter().zip(group) {
+            mine[g].push(i);
+        }
+        out.extend(mine);
+    }
+    (out.len() >= 2 && instance.num_entries() >= 2 * entries).then_some(out)
+}
+
+/// Each active user's two groups (none for the others): its own, the
+/// users sorted by the angle of their demand (per unit of total
+/// capacity) from the first resource and dealt in turn over the groups
+/// holding every resource they demand (each group a sample of every
+/// direction), and one more of those drawn by a fixed hash (the users
+/// link the groups into one well connected graph along which capacity
+/// moves). `held[g]`: the resources group `g` holds.
+fn deal_users(instance: &Instance, active: &[bool], held: &[Vec<bool>]) -> Vec<Vec<ServerId>> {
+    let total = instance.total_capacity();
+    let users = instance.users();
+    let mut order: Vec<usize> = (0..users.len()).filter(|&n| active[n]).collect();
+    let keys: Vec<f64> = users.iter().map(|u| angle(&u.demand, total)).collect();
+    order.sort_by(|&a, &b| keys[a].total_cmp(&keys[b]).then(a.cmp(&b)));
+    let mut turn: std::collections::HashMap<Vec<usize>, usize> = Default::default();
+    let mut out = vec![Vec::new(); users.len()];
+    for n in order {
+        let d = &users[n].demand;
+        let fits: Vec<usize> = (0..held.len())
+            .filter(|&g| d.iter().zip(&held[g]).all(|(&x, &h)| x == 0.0 || h))
+            .collect();
+        if fits.is_empty() {
+            continue;
+        }
+        let len = fits.len();
+        let t = turn.entry(fits.clone()).or_insert(0);
+        let own = *t % len;
+        *t += 1;
+        let mut l = vec![ServerId(fits[own])];
+        if len >= 2 {
+            let h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+            l.push(ServerId(
+                fits[(own + 1 + (h % (len as u64 - 1)) as usize) % len],
+            ));
+        }
+        l.sort();
+        out[n] = l;
     }
     out
 }
@@ -225,17 +263,17 @@ fn dealt(keys: Vec<f64>, groups: usize) -> Vec<usize> {
 
 /// The pooled levels of `bound` realised group by group, where the
 /// instance takes that path (`columns`: [`Columns::Auto`] by [`auto`],
-/// or [`Columns::Grouped`]; entries holding every resource, no placement
-/// lists). `Err` with what it solved when it does not realise them
+/// or [`Columns::Grouped`]; no placement lists, at most [`MAX_KINDS`]
+/// kinds of entries). `Err` with what it solved when it does not realise them
 /// (nothing where the path does not apply).
-pub(crate) fn try_groups(
+pub(crate) fn try_groups<B: LpBackend>(
+    backend: &B,
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
     bound: &Bound,
     level_tolerance: f64,
     columns: Columns,
-    time_limit: Option<f64>,
 ) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let runnable_users = bound.runnable.iter().filter(|&&r| r).count();
     let group_entries = match columns {
@@ -244,18 +282,18 @@ pub(crate) fn try_groups(
         _ => None,
     };
     let Some(entries) =
-        group_entries.filter(|&e| !(placement && instance.has_placement()) && applies(instance, e))
+        group_entries.filter(|&e| e >= 1 && !(placement && instance.has_placement()))
     else {
         return Ok(Err(Spent::default()));
     };
     let mut found = realise(
+        backend,
         instance,
         sigma,
         &bound.level,
         &bound.base,
         level_tolerance,
         entries,
-        time_limit,
     )?;
     if let Ok(out) = &mut found {
         out.first_level = bound.first;
@@ -266,21 +304,22 @@ pub(crate) fn try_groups(
 /// Realise the pooled `level`s (`base`: the pooled filling's rounds and
 /// certificates) group by group; `None` when a step falls short or a
 /// solve does not end optimal (the caller then runs the one LP).
-fn realise(
+fn realise<B: LpBackend>(
+    backend: &B,
     instance: &Instance,
     sigma: &[f64],
     level: &[f64],
     base: &MaxMinOutcome,
     level_tolerance: f64,
     entries: usize,
-    time_limit: Option<f64>,
 ) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let t0 = Instant::now();
-    let (k, nu) = (instance.num_entries(), instance.num_users());
-    let groups = k.div_ceil(entries.max(1));
-    let members = deal(instance, groups);
+    let nu = instance.num_users();
+    let Some(members) = deal(instance, entries) else {
+        return Ok(Err(Spent::default()));
+    };
     // Step 1: the groups as servers.
-    let servers = members
+    let servers: Vec<RawServer> = members
         .iter()
         .enumerate()
         .map(|(g, list)| {
@@ -297,34 +336,24 @@ fn realise(
             }
         })
         .collect();
+    let held: Vec<Vec<bool>> = servers
+        .iter()
+        .map(|s| s.capacity.iter().map(|&c| c > 0.0).collect())
+        .collect();
     let users_raw = (0..nu).map(|n| raw_user(instance, n, true)).collect();
     let raw = part_of(instance, servers, users_raw);
     let Ok(merged) = Instance::new(raw) else {
         return Ok(Err(Spent::default()));
     };
     let active: Vec<bool> = level.iter().map(|&l| l > 0.0).collect();
-    // Each user's candidate groups: its own, the users sorted by direction
-    // and dealt in turn (each group a sample of every direction), and one
-    // more by a fixed hash. (The sector candidates of the one-LP path gave
-    // a group at an extreme direction 9,902 of 10,000 users: each user's
-    // only group in that sector.)
-    let own = deal_users(instance, &active, groups);
-    let lists: Vec<Vec<ServerId>> = (0..nu)
-        .map(|n| {
-            if !active[n] {
-                return Vec::new();
-            }
-            let h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
-            let other = (own[n] + 1 + (h % (groups as u64 - 1)) as usize) % groups;
-            let mut l = vec![ServerId(own[n]), ServerId(other)];
-            l.sort();
-            l
-        })
-        .collect();
+    // Each user's candidate groups (see [`deal_users`]). (The sector
+    // candidates of the one-LP path gave a group at an extreme direction
+    // 9,902 of 10,000 users: each user's only group in that sector.)
+    let lists = deal_users(instance, &active, &held);
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
     let first = at_levels(
-        &crate::solvers::direct::Direct::new(time_limit)?,
+        &crate::solvers::direct::Direct::new(backend.time_limit())?,
         &merged,
         sigma,
         false,
@@ -338,6 +367,7 @@ fn realise(
         other => return Ok(Err(other.spent())),
     };
     on_groups(
+        backend,
         instance,
         sigma,
         false,
@@ -346,7 +376,6 @@ fn realise(
         level_tolerance,
         &members,
         &first,
-        time_limit,
         t0,
     )
 }
@@ -358,16 +387,17 @@ fn realise(
 /// hold alike ([`crate::paths::merge::pool_by_lists`]): every user with a
 /// share of a group may use all of its entries; in a cluster of several
 /// groups, each user keeps to its list.
-pub(crate) fn realise_on_lists(
+pub(crate) fn realise_on_lists<B: LpBackend>(
+    backend: &B,
     instance: &Instance,
     sigma: &[f64],
     bound: &Bound,
     members: &[Vec<ServerId>],
     first: &MaxMinOutcome,
     level_tolerance: f64,
-    time_limit: Option<f64>,
 ) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let mut found = on_groups(
+        backend,
         instance,
         sigma,
         true,
@@ -376,7 +406,6 @@ pub(crate) fn realise_on_lists(
         level_tolerance,
         members,
         first,
-        time_limit,
         bound.t0,
     )?;
     if let Ok(out) = &mut found {
@@ -387,7 +416,8 @@ pub(crate) fn realise_on_lists(
 
 /// Step 2 of [`realise`] and of [`realise_on_lists`] (see there).
 #[allow(clippy::too_many_arguments)]
-fn on_groups(
+fn on_groups<B: LpBackend>(
+    backend: &B,
     instance: &Instance,
     sigma: &[f64],
     placement: bool,
@@ -396,7 +426,6 @@ fn on_groups(
     level_tolerance: f64,
     members: &[Vec<ServerId>],
     first: &MaxMinOutcome,
-    time_limit: Option<f64>,
     t0: Instant,
 ) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let nu = instance.num_users();
@@ -407,6 +436,7 @@ fn on_groups(
     let t2 = Instant::now();
     let solve = |c: &Vec<usize>| {
         on_entries(
+            backend,
             instance,
             sigma,
             placement,
@@ -414,7 +444,6 @@ fn on_groups(
             shares,
             c,
             level_tolerance,
-            time_limit,
         )
     };
     // The LPs of parts not kept (a failed group, merged and solved

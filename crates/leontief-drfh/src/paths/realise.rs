@@ -41,13 +41,13 @@ pub fn realise<B: LpBackend>(
     }
     let tolerance = 1e-9;
     let spent = match try_groups(
+        backend,
         instance,
         &sigma,
         true,
         &bound,
         tolerance,
         Columns::Auto,
-        backend.time_limit(),
     )? {
         Ok(out) => return Ok(accept(out, x)),
         Err(spent) => spent,
@@ -87,15 +87,7 @@ pub fn realise_on_groups<B: LpBackend>(
         tasks: shares.clone(),
         ..MaxMinOutcome::start(nu, 0)
     };
-    match realise_on_lists(
-        instance,
-        &sigma,
-        &bound,
-        &members,
-        &first,
-        1e-9,
-        backend.time_limit(),
-    )? {
+    match realise_on_lists(backend, instance, &sigma, &bound, &members, &first, 1e-9)? {
         Ok(out) => {
             let found = accept(out, x);
             if found.tasks.is_some() {
