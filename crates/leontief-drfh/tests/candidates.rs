@@ -110,3 +110,39 @@ fn the_gpu_shape_is_answered_on_the_pooled_path_and_certified() {
         .iter()
         .all(|p| p.solve_seconds >= 0.0 && p.pricing_seconds >= 0.0));
 }
+
+/// `with_room`: a user that runs on the GPU servers only draws at least
+/// `room` times the servers its tasks fill, spread over them (never one
+/// without a GPU); a user that runs everywhere draws nothing; a list
+/// already long enough is kept as it is.
+#[test]
+fn users_on_part_of_the_entries_draw_room_for_their_tasks() {
+    use leontief_core::ServerId;
+    use leontief_drfh::lp::pricing::with_room;
+    let (nu, k) = (10, 500);
+    let inst = gpu_shape(nu, k);
+    let active = vec![true; nu];
+    // u0 (a GPU user, 0.5 CPU and 1 GPU a task) with 200 tasks: the 100
+    // GPU servers hold 8 GPUs each, so its tasks fill 25 of them.
+    let mut tasks = vec![0.0; nu];
+    tasks[0] = 200.0;
+    tasks[1] = 200.0;
+    let mut lists: Vec<Vec<ServerId>> = vec![Vec::new(); nu];
+    lists[5] = (0..60).map(|i| ServerId(5 * i)).collect();
+    tasks[5] = 8.0;
+    with_room(&inst, &active, false, &tasks, 2.0, &mut lists);
+    assert!(lists[0].len() >= 50, "u0 drew {}", lists[0].len());
+    assert!(
+        lists[0].iter().all(|i| i.0 % 5 == 0),
+        "u0 off the GPU servers"
+    );
+    // Spread: its entries reach across the servers, not the first 50.
+    assert!(lists[0].iter().any(|i| i.0 >= k / 2), "u0 not spread");
+    // u1 runs everywhere (no GPU): nothing drawn.
+    assert!(lists[1].is_empty());
+    // u5 needs about 2 servers' worth: its 60 stay as they are.
+    assert_eq!(lists[5].len(), 60);
+    for l in &lists {
+        assert!(l.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+    }
+}

@@ -557,6 +557,64 @@ pub fn sectors(
     lists
 }
 
+/// Room for users that run on part of the entries only (a resource most
+/// entries lack, placement lists): each such user's list grows to at
+/// least `room` times the number of its entries its `tasks` would fill
+/// (the largest of its demands over the mean capacity of those entries),
+/// drawn evenly over them from an offset of its own. Such a user's
+/// candidates from directions alone hold a few of its entries, and its
+/// total can need hundreds: each pricing pass adds a few.
+pub fn with_room(
+    instance: &Instance,
+    active: &[bool],
+    placement: bool,
+    tasks: &[f64],
+    room: f64,
+    lists: &mut [Vec<ServerId>],
+) {
+    let (k, m) = (instance.num_entries(), instance.num_resources());
+    let extra: Vec<Vec<ServerId>> = (0..instance.num_users())
+        .into_par_iter()
+        .map(|n| {
+            if !active[n] || tasks[n].is_nan() || tasks[n] <= 0.0 {
+                return Vec::new();
+            }
+            let mut runnable = Vec::new();
+            let mut cap = vec![0.0; m];
+            for_each_runnable(instance, UserId(n), placement, |i| {
+                runnable.push(i);
+                for (c, &x) in cap.iter_mut().zip(instance.class_capacities(i)) {
+                    *c += x;
+                }
+            });
+            if runnable.is_empty() || runnable.len() >= k {
+                return Vec::new();
+            }
+            let d = &instance.user(UserId(n)).demand;
+            let fills = (0..m)
+                .filter(|&r| d[r] > 0.0 && cap[r] > 0.0)
+                .map(|r| tasks[n] * d[r] * runnable.len() as f64 / cap[r])
+                .fold(0.0, f64::max);
+            let want = ((room * fills).ceil() as usize).min(runnable.len());
+            if want <= lists[n].len() {
+                return Vec::new();
+            }
+            let step = runnable.len() as f64 / want as f64;
+            let offset = (n.wrapping_mul(7919)) % runnable.len();
+            (0..want)
+                .map(|j| runnable[(offset + (j as f64 * step) as usize) % runnable.len()])
+                .collect()
+        })
+        .collect();
+    for (l, e) in lists.iter_mut().zip(extra) {
+        if !e.is_empty() {
+            l.extend(e);
+            l.sort();
+            l.dedup();
+        }
+    }
+}
+
 /// At most this many times `spread` entries per sector for a user that
 /// runs on few entries ([`sectors`]).
 const SCARCE_MAX: usize = 8;
