@@ -7,7 +7,9 @@
 //! An `hdrfh` answer found by the filling on the pool and placed on the
 //! servers (`on_pool`) has its stops checked on the pool (stuck there is
 //! stuck on the servers, whose feasible totals lie inside the pool's)
-//! and its feasibility on the servers.
+//! and its feasibility on the servers; one found on the groups every
+//! placement list holds alike (`on_list_groups`), on those groups as
+//! this crate merges them (`list_groups`).
 //!
 //! Checked: feasibility (on the pool for pooled mechanisms); every
 //! queue's usage within its limit; the phases replay to the printed tasks;
@@ -340,8 +342,16 @@ pub fn check<B: LpBackend>(
     // servers' feasible totals lie inside the pool's, so a user stuck on
     // the pool is stuck on the servers; the allocation itself is checked
     // on the servers below.
+    // An hdrfh answer found on the groups every placement list holds
+    // alike has its stops checked on those groups, merged here.
     let (checked_on, placement) = if a.pooled || h.on_pool {
         (instance.pooled(), false)
+    } else if let Some(groups) = h
+        .on_list_groups
+        .then(|| crate::list_groups::pooled_by_lists(instance))
+        .flatten()
+    {
+        (groups, true)
     } else {
         (instance.clone(), true)
     };
@@ -461,6 +471,8 @@ pub fn check<B: LpBackend>(
             if naive { "naive hierarchical DRF" } else { "H-DRF" },
             if h.on_pool && !a.pooled {
                 " on the pooled capacity, which implies it on the servers (the allocation is feasible on the servers)"
+            } else if h.on_list_groups && !a.pooled {
+                " on the groups of servers every placement list holds alike, each pooled, which implies it on the servers (the allocation is feasible on the servers)"
             } else {
                 ""
             }

@@ -30,6 +30,7 @@ mod feasibility;
 pub mod first_order;
 pub mod hierarchy;
 pub mod judge;
+mod list_groups;
 mod max_min;
 mod pareto;
 pub mod pending;

@@ -18,6 +18,13 @@ pub struct HierarchyDetails {
     /// stop on the pool is a stop on the servers; docs/mechanisms.md).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub on_pool: bool,
+    /// `hdrfh` with placement lists: the filling ran on the groups of
+    /// servers every list holds alike (and holding the same resources),
+    /// each pooled, and its answer fits the servers, so it is the answer
+    /// on the servers (every stop on the groups is a stop on the servers,
+    /// whose feasible totals lie inside the groups').
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_list_groups: bool,
 }
 
 /// What one queue's subtree received, and why it stopped.

@@ -209,6 +209,7 @@ fn solve_on<B: LpBackend>(
                     phases: f.phases,
                     pooled: true,
                     on_pool: true,
+                    on_list_groups: false,
                     lps,
                     seconds: t0.elapsed().as_secs_f64(),
                 };
@@ -247,6 +248,7 @@ fn solve_on<B: LpBackend>(
         phases,
         pooled,
         on_pool: false,
+        on_list_groups: false,
         lps: capacity.lps(),
         seconds: t0.elapsed().as_secs_f64(),
     };
@@ -300,6 +302,7 @@ fn on_list_groups<B: LpBackend>(
         phases: f.phases,
         pooled: false,
         on_pool: false,
+        on_list_groups: true,
         lps: capacity.lps() + placed.lps,
         seconds: t0.elapsed().as_secs_f64(),
     };

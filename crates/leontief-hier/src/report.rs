@@ -18,6 +18,8 @@ pub(crate) struct Report<'a> {
     pub pooled: bool,
     /// `hdrfh` answered by the pooled filling, placed on the servers.
     pub on_pool: bool,
+    /// The filling ran on the groups every placement list holds alike.
+    pub on_list_groups: bool,
     pub lps: usize,
     pub seconds: f64,
 }
@@ -257,6 +259,7 @@ impl Report<'_> {
             queues: self.queues(&x),
             phases: self.phases,
             on_pool: self.on_pool,
+            on_list_groups: self.on_list_groups,
         });
         a
     }

@@ -101,7 +101,29 @@ fn placement_by_attribute_fills_on_the_list_groups() {
             let c = check(&h, &tree, &a, false, true).unwrap();
             assert!(c.ok, "seed {seed}, m {m}: {c}");
             cases += 1;
-            taken += usize::from(a.notes.iter().any(|n| n.contains("groups of servers")));
+            let on_groups = a.notes.iter().any(|n| n.contains("groups of servers"));
+            taken += usize::from(on_groups);
+            assert_eq!(
+                a.hierarchy.as_ref().unwrap().on_list_groups,
+                on_groups,
+                "seed {seed}, m {m}"
+            );
+            if on_groups {
+                // Checked on the groups: with every server's capacity
+                // doubled the same allocation leaves room, and the check
+                // finds users that are not stuck.
+                let mut raw = tree.to_raw();
+                for s in &mut raw.servers {
+                    for c in &mut s.capacity {
+                        *c *= 2.0;
+                    }
+                }
+                let bigger = leontief_core::Instance::new(raw).unwrap();
+                let c = check(&h, &bigger, &a, false, true).unwrap();
+                assert!(!c.ok, "seed {seed}, m {m}");
+                let hc = c.hierarchy.as_ref().unwrap();
+                assert!(!hc.not_stuck.is_empty(), "seed {seed}, m {m}: {c}");
+            }
             let flat = family(&Family { queues: None, ..f });
             let a = solve(&h, &flat, Variant::Hdrfh).unwrap();
             let settings = MaxMinSettings {
