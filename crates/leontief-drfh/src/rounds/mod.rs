@@ -110,6 +110,16 @@ pub(crate) fn rounds<B: LpBackend>(
     end(st, stop, t_build)
 }
 
+/// The last solution's point over all `num_cols` columns of the LP:
+/// columns priced in after it was solved hold 0 there (k-DF with a GPU on
+/// a fifth of the servers, 1,000 x 3,000: a round's pricing added columns
+/// its point did not have, and the allocation read past its end).
+fn last_point(last: Option<leontief_model::Solution>, num_cols: usize) -> Vec<f64> {
+    let mut x = last.map_or_else(Vec::new, |s| s.x);
+    x.resize(num_cols.max(x.len()), 0.0);
+    x
+}
+
 /// The outcome of rounds ended by `stop`.
 fn end<B: LpBackend>(
     st: RoundState<'_, B>,
@@ -134,7 +144,7 @@ fn end<B: LpBackend>(
     match stop {
         Stop::Finished => {
             // No user could run at all: everything is zero.
-            let x = last.map_or_else(|| vec![0.0; num_cols], |s| s.x);
+            let x = last_point(last, num_cols);
             wrap_up(&mut out, &mm, &x, instance, sigma);
         }
         Stop::Early(point) => {
@@ -165,7 +175,7 @@ fn end<B: LpBackend>(
             // parts' answers for the rest. The LP itself is done with:
             // dropped before the parts run (each part splits again, about
             // a hundred deep at 1,000 x 10,000).
-            let x = last.map_or_else(|| vec![0.0; num_cols], |s| s.x);
+            let x = last_point(last, num_cols);
             drop(lp);
             let mut subs = Vec::with_capacity(parts.len());
             // Users frozen before each part, for the progress reports.
