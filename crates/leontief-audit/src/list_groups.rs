@@ -10,7 +10,7 @@
 //! servers': a user that cannot grow on the groups while every other user
 //! keeps its tasks cannot grow on the servers either.
 
-use leontief_core::{Instance, RawInstance, RawServer, RawUser, UserId};
+use leontief_core::{Instance, RawServer};
 use std::collections::HashMap;
 
 /// The pooled groups of `instance` (every entry in one group when no user
@@ -44,35 +44,7 @@ pub(crate) fn pooled_by_lists(instance: &Instance) -> Option<Instance> {
         }
         group_of.push(g);
     }
-    let users = instance
-        .users()
-        .iter()
-        .enumerate()
-        .map(|(n, u)| RawUser {
-            name: u.name.clone(),
-            demand: u.demand.clone(),
-            weight: (u.weight != 1.0).then_some(u.weight),
-            tasks: u.tasks,
-            servers: u.servers.as_ref().map(|list| {
-                let mut named: Vec<usize> = list.iter().map(|i| group_of[i.0]).collect();
-                named.sort_unstable();
-                named.dedup();
-                named.into_iter().map(|g| groups[g].name.clone()).collect()
-            }),
-            rank_weights: u.rank_weights.clone(),
-            queue: instance.user_queue_name(UserId(n)),
-        })
-        .collect();
-    Instance::new(RawInstance {
-        name: None,
-        description: None,
-        resources: instance.resources().to_vec(),
-        servers: groups,
-        users,
-        queues: instance.raw_queues(),
-        quantum: instance.quantum().map(<[f64]>::to_vec),
-    })
-    .ok()
+    Instance::new(instance.to_raw_on(groups, Some(&group_of))).ok()
 }
 
 #[cfg(test)]

@@ -224,6 +224,45 @@ pub const MAX_WEIGHT_RATIO: f64 = 1e9;
 pub const MAX_COUNT: u64 = 1_000_000_000_000;
 
 impl Instance {
+    /// The instance on other server entries, `servers`, with every user
+    /// and queue as they are: entry i of this instance is entry
+    /// `entry_of[i]` of `servers`, and each user's list names the entries
+    /// its servers map to (without repeats); `entry_of` `None` drops the
+    /// lists. What merging entries (classes, pooled groups) builds.
+    pub fn to_raw_on(&self, servers: Vec<RawServer>, entry_of: Option<&[usize]>) -> RawInstance {
+        let users = self
+            .users
+            .iter()
+            .enumerate()
+            .map(|(n, u)| RawUser {
+                name: u.name.clone(),
+                demand: u.demand.clone(),
+                weight: (u.weight != 1.0).then_some(u.weight),
+                tasks: u.tasks,
+                servers: match (&u.servers, entry_of) {
+                    (Some(list), Some(of)) => {
+                        let mut named: Vec<usize> = list.iter().map(|i| of[i.0]).collect();
+                        named.sort_unstable();
+                        named.dedup();
+                        Some(named.into_iter().map(|e| servers[e].name.clone()).collect())
+                    }
+                    _ => None,
+                },
+                rank_weights: u.rank_weights.clone(),
+                queue: self.user_queue[n].map(|q| self.queues[q].name.clone()),
+            })
+            .collect();
+        RawInstance {
+            name: self.name.clone(),
+            description: None,
+            resources: self.resources.clone(),
+            servers,
+            users,
+            queues: self.raw_queues(),
+            quantum: self.quantum.clone(),
+        }
+    }
+
     /// Back to the JSON shape (for generators and round trips).
     pub fn to_raw(&self) -> RawInstance {
         RawInstance {

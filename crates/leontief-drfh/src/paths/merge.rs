@@ -19,7 +19,7 @@
 //! by count, every user eligible on all of them.
 
 use crate::outcome::MaxMinOutcome;
-use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, RawUser, Tasks};
+use leontief_core::{Allocation, Instance, Metrics, RawInstance, RawServer, Tasks};
 use std::collections::HashMap;
 
 /// An instance with identical entries merged.
@@ -160,37 +160,7 @@ fn on_entries(
     entry_of: &[usize],
     lists: bool,
 ) -> RawInstance {
-    let users = instance
-        .users()
-        .iter()
-        .enumerate()
-        .map(|(n, user)| RawUser {
-            queue: instance.user_queue_name(leontief_core::UserId(n)),
-            name: user.name.clone(),
-            demand: user.demand.clone(),
-            weight: (user.weight != 1.0).then_some(user.weight),
-            tasks: user.tasks,
-            servers: match (&user.servers, lists) {
-                (Some(list), true) => {
-                    let mut named: Vec<usize> = list.iter().map(|i| entry_of[i.0]).collect();
-                    named.sort_unstable();
-                    named.dedup();
-                    Some(named.into_iter().map(|e| entries[e].name.clone()).collect())
-                }
-                _ => None,
-            },
-            rank_weights: user.rank_weights.clone(),
-        })
-        .collect();
-    RawInstance {
-        queues: instance.raw_queues(),
-        quantum: instance.quantum().map(<[f64]>::to_vec),
-        name: instance.name().map(str::to_string),
-        description: None,
-        resources: instance.resources().to_vec(),
-        servers: entries,
-        users,
-    }
+    instance.to_raw_on(entries, lists.then_some(entry_of))
 }
 
 /// Split an outcome on the merged instance back onto the original entries
