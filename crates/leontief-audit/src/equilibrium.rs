@@ -40,6 +40,28 @@ pub fn vds_certificate(
         }
     }
     let mut servers = Vec::with_capacity(k);
+    // Per capped user: its best target over its eligible servers, and
+    // (tasks, target) on each server holding its tasks (the split check).
+    let mut best = vec![0.0f64; users.len()];
+    let mut room = vec![0.0f64; users.len()];
+    // Per server and resource, the first two eligible users needing it
+    // (enough to tell whether anyone but a given user does).
+    let mut needed: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); m]; k];
+    if users.iter().any(|u| u.tasks.is_some()) {
+        for (i, row) in needed.iter_mut().enumerate() {
+            for n in 0..users.len() {
+                if instance.gamma(leontief_core::UserId(n), ServerId(i)) <= 0.0 {
+                    continue;
+                }
+                for (r, list) in row.iter_mut().enumerate() {
+                    if users[n].demand[r] > 0.0 && list.len() < 2 {
+                        list.push(n);
+                    }
+                }
+            }
+        }
+    }
+    let mut held: Vec<Vec<(f64, f64)>> = vec![Vec::new(); users.len()];
     for (i, used) in used_on.iter().enumerate() {
         let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
         for r in 0..m {
@@ -69,11 +91,40 @@ pub fn vds_certificate(
             let p: f64 = (0..m)
                 .map(|r| prices[i][r].max(0.0) * users[n].demand[r])
                 .sum();
-            let z = if p > 0.0 {
-                (lb - p.ln() / alpha).exp().clamp(lo, hi)
+            // The total the server would give the user were it uncapped:
+            // infinite where nothing it needs is priced (its tasks there
+            // cost nobody anything), and the best a user can move to only
+            // where such a server also has room for more of them.
+            let free = if p > 0.0 {
+                (lb - p.ln() / alpha).exp()
             } else {
-                hi
+                INF
             };
+            if users[n].tasks.is_some() {
+                // Its own price: no other user eligible here needs a priced
+                // resource it needs (its tasks here keep nobody out).
+                let own = (0..m).all(|r| {
+                    users[n].demand[r] <= 0.0
+                        || prices[i][r] <= 0.0
+                        || !needed[i][r].iter().any(|&o| o != n)
+                });
+                if p > 0.0 {
+                    if !own {
+                        best[n] = best[n].max(free);
+                    }
+                } else {
+                    // Tasks of the user that would still fit here.
+                    room[n] += (0..m)
+                        .filter(|&r| users[n].demand[r] > 0.0)
+                        .map(|r| (c(r) - used[r]).max(0.0) / users[n].demand[r])
+                        .fold(INF, f64::min);
+                }
+                let mine = tasks.get(n, i);
+                if mine > 0.0 {
+                    held[n].push((mine, if own { INF } else { free }));
+                }
+            }
+            let z = if p > 0.0 { free.clamp(lo, hi) } else { hi };
             if x[n] <= 0.0 || !z.is_finite() {
                 // Zero utility (alpha >= 1: minus infinity) or an unpriced
                 // uncapped user: nothing is certified on this server.
@@ -131,12 +182,53 @@ pub fn vds_certificate(
     }
     let ni = servers.iter().map(|s| s.gap).sum::<f64>();
     let kkt = servers.iter().map(|s| s.kkt).fold(0.0, f64::max);
+    let cap_split = (0..users.len())
+        .map(|n| split_shortfall(x[n], best[n], room[n], &held[n]))
+        .fold(0.0, f64::max);
     VdsCertificate {
         tolerance,
-        holds: ni <= tolerance && kkt <= tolerance.sqrt() && infeasibility <= tolerance,
+        holds: ni <= tolerance
+            && kkt <= tolerance.sqrt()
+            && cap_split <= tolerance.sqrt()
+            && infeasibility <= tolerance,
         servers,
         nikaido_isoda_gap: ni,
         kkt_residual: kkt,
+        cap_split,
         infeasibility,
     }
+}
+
+/// The selection among a capped user's equilibria (docs/mechanisms.md,
+/// alphaPF-VDS with task caps): at its cap, a user's tasks sit only on the
+/// servers where its marginal utility per unit of price is the highest of
+/// its eligible servers, equivalently where the total the server would
+/// give it uncapped (`free`, b p^(-1/alpha); infinite where nothing it
+/// needs is priced, or where the price is its own) is the largest. Returns
+/// the share of its tasks that could sit better: on priced servers below
+/// the best priced one (`best`), each weighted by how far below
+/// (1 - free / best), plus those on priced servers that the servers
+/// pricing nothing it needs still have room for (`room`, in tasks). 0
+/// for a user that holds nothing. Below its cap the KKT residual already
+/// asks free = x_n where it holds tasks and free <= x_n elsewhere, and
+/// leaves no room unpriced, so this is within that residual.
+fn split_shortfall(total: f64, best: f64, room: f64, held: &[(f64, f64)]) -> f64 {
+    if total <= 0.0 {
+        return 0.0;
+    }
+    let priced: Vec<(f64, f64)> = held
+        .iter()
+        .filter(|h| h.1.is_finite())
+        .map(|&(mine, free)| (mine / total, free))
+        .collect();
+    let below: f64 = if best > 0.0 {
+        priced
+            .iter()
+            .map(|&(share, free)| share * (1.0 - free / best).clamp(0.0, 1.0))
+            .sum()
+    } else {
+        0.0
+    };
+    let movable: f64 = priced.iter().map(|h| h.0).sum();
+    below + movable.min(room / total)
 }

@@ -184,10 +184,17 @@ pub struct VdsCertificate {
     pub nikaido_isoda_gap: f64,
     /// The worst KKT residual.
     pub kkt_residual: f64,
+    /// The worst share of a capped user's tasks on servers where its
+    /// marginal utility per unit of price is below the best of its
+    /// eligible servers, each weighted by the relative shortfall (the
+    /// selection among the equilibria that task caps leave open; 0 without
+    /// caps).
+    pub cap_split: f64,
     /// Largest capacity, cap or placement violation (relative), and
     /// negative prices.
     pub infeasibility: f64,
-    /// All three within the tolerance.
+    /// The gap and the infeasibility within the tolerance, the KKT
+    /// residual and the cap split within its square root.
     pub holds: bool,
 }
 

@@ -77,6 +77,8 @@ pub struct Equilibrium {
     pub nikaido_isoda_gap: f64,
     /// The KKT residual of the certificate.
     pub kkt_residual: f64,
+    /// The certificate's cap split (0 without task caps).
+    pub cap_split: f64,
     /// The certificate holds.
     pub equilibrium: bool,
     /// Per server entry, per unit of each resource, in the instance's

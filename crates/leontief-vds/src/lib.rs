@@ -59,8 +59,8 @@ pub fn certificate(
 pub use psdsf::{psdsf, psdsf_with, PsdsfOutcome, PsdsfSettings, OVER_RELAXATION, RESTART_FROM};
 pub use select::{comparisons, max_tasks, MaxTasksOutcome, MAX_TASKS_LIMIT};
 pub use vds::{
-    certify_point, vds, vds_certificate, VdsCertificate, VdsOutcome, VdsSettings, FINISH_EVERY,
-    FINISH_MAX_PRICES,
+    certify_point, vds, vds_certificate, vds_from, VdsCertificate, VdsOutcome, VdsSettings,
+    FINISH_EVERY, FINISH_MAX_PRICES,
 };
 
 /// Who may run where: for each server entry, the users with

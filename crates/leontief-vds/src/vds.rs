@@ -239,6 +239,7 @@ impl ServerData {
         alpha: f64,
         total: &[f64],
         mine: &[f64],
+        shift: &[f64],
         out: &mut [f64],
     ) -> (usize, bool) {
         let e = self.users.len();
@@ -282,7 +283,12 @@ impl ServerData {
                 l
             }
         };
-        let ln_b: Vec<f64> = self.log_b.iter().map(|lb| lb - ell / alpha).collect();
+        let ln_b: Vec<f64> = self
+            .log_b
+            .iter()
+            .zip(&self.users)
+            .map(|(lb, &n)| lb + shift[n] - ell / alpha)
+            .collect();
         let resp = Market::new(alpha, m, &self.r, ln_b, lo, hi, Vec::new());
         let lo = resp.lower();
         let mut x = vec![0.0; e];
@@ -377,14 +383,27 @@ impl ServerData {
 /// assert!(o.certificate.holds, "{:?}", o.certificate);
 /// ```
 pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
+    vds_from(instance, settings, None)
+}
+
+/// [`vds`] with the sweeps starting from `start` (x_{n,i}, e.g. the
+/// answer of a run at a looser tolerance) instead of from zero.
+pub fn vds_from(
+    instance: &Instance,
+    settings: &VdsSettings,
+    start: Option<&[Vec<f64>]>,
+) -> VdsOutcome {
     let alpha = settings.alpha;
     let (nu, k) = (instance.num_users(), instance.num_entries());
     let elig = Eligibility::new(instance);
     let mut data: Vec<ServerData> = (0..k)
         .map(|i| ServerData::new(instance, i, &elig.on_server[i], alpha))
         .collect();
-    let mut tasks = vec![vec![0.0; k]; nu];
-    let mut total = vec![0.0; nu];
+    let mut tasks = match start {
+        Some(s) if s.len() == nu && s.iter().all(|r| r.len() == k) => s.to_vec(),
+        _ => vec![vec![0.0; k]; nu],
+    };
+    let mut total: Vec<f64> = tasks.iter().map(|r| r.iter().sum()).collect();
     let mut sweeps = 0;
     let mut newton_steps = 0;
     let mut inexact = 0;
@@ -395,6 +414,14 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     // Start: each user alone on a fair slice (so no total is zero).
     let mut timed_out = false;
     let relax = settings.over_relax && settings.jacobi.is_none();
+    let capped = instance.users().iter().any(|u| u.tasks.is_some());
+    // With task caps the sweeps first run over-relaxed as if the caps left
+    // no choice; when everything but the certificate's cap split holds,
+    // they start again from zero selecting (see [`cap_shifts`]),
+    // unrelaxed. From a given start (a selected point, as a class solve
+    // tightened) they select from the first sweep: plain sweeps drift off
+    // it along the other equilibria (cap split 0.66 from 2e-13).
+    let mut selecting = capped && start.is_some();
     let mut omega = 1.0f64;
     // The relative change of every sweep, for the rate estimate.
     let mut changes: Vec<f64> = Vec::new();
@@ -404,6 +431,8 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
     let mut restarted = false;
     let finish_fits = data.iter().map(|d| d.res.len()).sum::<usize>() <= FINISH_MAX_PRICES;
     let mut finish_iterations = 0;
+    // ln theta_n per user (see [`cap_shifts`]); 0 for the uncapped.
+    let mut shift = vec![0.0; nu];
     while sweeps < settings.max_sweeps {
         if crate::past(settings.deadline) {
             timed_out = true;
@@ -422,7 +451,7 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
             mine.clear();
             mine.extend(d.users.iter().map(|&n| tasks[n][i]));
             out.resize(d.users.len(), 0.0);
-            let (s, ok) = d.respond(instance, alpha, &total, &mine, &mut out);
+            let (s, ok) = d.respond(instance, alpha, &total, &mine, &shift, &mut out);
             newton_steps += s;
             inexact += usize::from(!ok);
             for (kk, &n) in d.users.iter().enumerate() {
@@ -445,13 +474,16 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
         if settings.jacobi.is_some() {
             tasks = next;
         }
+        if selecting {
+            cap_shifts(instance, alpha, &data, &tasks, &total, &mut shift);
+        }
         for n in 0..nu {
             total[n] = tasks[n].iter().sum();
             change = change.max((total[n] - before[n]).abs());
         }
         let scale = total.iter().copied().fold(0.0, f64::max).max(1e-300);
         changes.push(change / scale);
-        if relax && sweeps % RELAX_BLOCK == 0 && sweeps >= 2 * RELAX_BLOCK {
+        if relax && !selecting && sweeps % RELAX_BLOCK == 0 && sweeps >= 2 * RELAX_BLOCK {
             omega = relaxed(omega, &changes);
         }
         // The certificate (a pass over every user and server) every 10
@@ -466,15 +498,44 @@ pub fn vds(instance: &Instance, settings: &VdsSettings) -> VdsOutcome {
             // (1e-12) or every user's total is within the tolerance of
             // every server's best response at the printed prices (the
             // certificate's KKT residual, which `holds` asks only to its
-            // square root). The second ends runs whose totals still creep
+            // square root), and capped users are that close to the
+            // selection (the cap split, likewise). The second ends runs whose totals still creep
             // along a flat direction while the certificate has long held
             // (2 resources: NI bound 3e-11 for thousands of sweeps).
-            let settled = change <= 1e-12 * scale || c.kkt_residual <= settings.tolerance;
+            let settled = change <= 1e-12 * scale
+                || (c.kkt_residual <= settings.tolerance && c.cap_split <= settings.tolerance);
             let holds = c.holds;
+            // Everything but the cap split holds: an equilibrium, not yet
+            // the selected one. Selecting from it, the factors diverged
+            // over-relaxed (KKT 0.2-0.5 after 10,000 sweeps at 120 x 30
+            // with caps) and unrelaxed too on the Alibaba multigpu20
+            // classes (cap split 3e-3 after 10,000); from zero, unrelaxed,
+            // they reach it (docs/design/server-based.md).
+            let unselected = !holds
+                && capped
+                && c.nikaido_isoda_gap <= settings.tolerance
+                && c.kkt_residual <= settings.tolerance.sqrt()
+                && c.infeasibility <= settings.tolerance;
             certificate = Some(c);
             if holds && settled {
                 converged = true;
                 break;
+            }
+            if unselected && !selecting {
+                selecting = true;
+                omega = 1.0;
+                changes.clear();
+                for row in tasks.iter_mut() {
+                    row.iter_mut().for_each(|v| *v = 0.0);
+                }
+                total.iter_mut().for_each(|v| *v = 0.0);
+                data = (0..k)
+                    .map(|i| ServerData::new(instance, i, &elig.on_server[i], alpha))
+                    .collect();
+                next_finish = sweeps + FINISH_EVERY;
+                failed_finishes = 0;
+                restarted = false;
+                continue;
             }
         }
         if settings.finish && finish_fits && sweeps >= next_finish {
@@ -641,15 +702,119 @@ pub fn certify_point(
     let mut data: Vec<ServerData> = (0..k)
         .map(|i| ServerData::new(instance, i, &elig.on_server[i], alpha))
         .collect();
+    let zeros = vec![0.0; instance.num_users()];
     for (i, d) in data.iter_mut().enumerate() {
         let mine: Vec<f64> = d.users.iter().map(|&n| tasks[n][i]).collect();
         let mut out = vec![0.0; d.users.len()];
-        d.respond(instance, alpha, &total, &mine, &mut out);
+        d.respond(instance, alpha, &total, &mine, &zeros, &mut out);
     }
     let prices = price_table(instance, &data);
     let ell: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
     let c = vds_certificate(instance, alpha, tasks, &prices, &ell, tolerance);
     (prices, ell, c)
+}
+
+/// The least share of its cap a user at its cap asks of the priced
+/// servers while the servers that price nothing it needs have room for
+/// all of it (see [`cap_shifts`]), as ln: e^-40.
+const UNPRICED_SHIFT: f64 = 40.0;
+
+/// The selection among the equilibria that task caps leave open
+/// (docs/mechanisms.md): a capped user at its cap holds tasks only where
+/// its marginal utility per unit of price is the highest of its eligible
+/// servers. Each server's best response alone cannot see that (its cap
+/// room is whatever the servers before it left), so once the sweeps have
+/// reached an equilibrium whose cap split is off, every server scales the
+/// user's b_n by a common theta_n <= 1 (`shift` = ln theta_n), set after
+/// each sweep from the servers' prices. For a user at its cap, theta_n =
+/// t_n / max_i b_{n,i} P_{n,i}^(-1/alpha), the cap over the largest total
+/// a server would give the user uncapped (1 where that is below the cap):
+/// only the best servers then ask for the whole cap; the others ask for
+/// less and give nothing once the user's tasks elsewhere reach it. Below
+/// its cap theta_n rises by t_n / x_n (at most to 1). Two kinds of server
+/// are not in that maximum:
+///
+/// * where nothing the user needs is priced, the user belongs first: the
+///   priced servers ask for the cap less the tasks those servers still
+///   have room for, theta_n = (t_n - room_n) / max (at least
+///   e^-`UNPRICED_SHIFT` t_n / max). Lowering theta_n by e^-40 whenever
+///   such a server had room at all (more than 1e-9 of a resource) moved
+///   the whole cap at once, and a server near full flickered in and out
+///   of that test (the cap split jumped to 3.5e-3 every 140 sweeps on the
+///   Alibaba multigpu20 classes); halving theta_n left half the cap on a
+///   priced server;
+/// * where no other eligible user needs the priced resources the user
+///   needs, the price is the user's own (its cap room and the capacity
+///   bind together, and any price up to its marginal utility fits): it
+///   says nothing of theta_n, and counting it drove theta_n to 0 while
+///   the user sat below its cap.
+///
+/// The hard cap stays in every response, and the certificate's cap split
+/// checks the outcome.
+fn cap_shifts(
+    instance: &Instance,
+    alpha: f64,
+    data: &[ServerData],
+    tasks: &[Vec<f64>],
+    total: &[f64],
+    shift: &mut [f64],
+) {
+    let users = instance.users();
+    let mut top = vec![f64::NEG_INFINITY; users.len()];
+    // Tasks of each user that would still fit on servers pricing nothing
+    // it needs.
+    let mut room = vec![0.0f64; users.len()];
+    for (i, d) in data.iter().enumerate() {
+        let m = d.res.len();
+        let Some(ell) = d.ell else { continue };
+        // Per resource: load, and eligible users that need it.
+        let mut load = vec![0.0; m];
+        let mut needers = vec![0usize; m];
+        for (k, &n) in d.users.iter().enumerate() {
+            let x = tasks[n][i];
+            for j in 0..m {
+                load[j] += d.r[k * m + j] * x;
+                needers[j] += usize::from(d.r[k * m + j] > 0.0);
+            }
+        }
+        for (k, &n) in d.users.iter().enumerate() {
+            if users[n].tasks.is_none() {
+                continue;
+            }
+            let needs = |j: usize| d.r[k * m + j] > 0.0;
+            let shared = (0..m).any(|j| needs(j) && d.lam[j] > 0.0 && needers[j] > 1);
+            let p: f64 = (0..m).map(|j| d.lam[j] * d.r[k * m + j]).sum();
+            if p > 0.0 && shared {
+                top[n] = top[n].max(d.log_b[k] - ell / alpha - p.ln() / alpha);
+            } else if p <= 0.0 {
+                room[n] += (0..m)
+                    .filter(|&j| needs(j))
+                    .map(|j| (1.0 - load[j]).max(0.0) / d.r[k * m + j])
+                    .fold(INF, f64::min);
+            }
+        }
+    }
+    for (n, u) in users.iter().enumerate() {
+        let Some(t) = u.tasks else { continue };
+        shift[n] = if t <= 0.0 {
+            0.0
+        } else if total[n] < t * (1.0 - 1e-9) {
+            // Below its cap: theta_n rises by the missing share (at once
+            // to 1, the factors and the tasks went round in cycles).
+            if total[n] > 0.0 {
+                (shift[n] + (t / total[n]).ln()).min(0.0)
+            } else {
+                0.0
+            }
+        } else if top[n].is_finite() {
+            // The priced servers ask for the cap less what the unpriced
+            // ones still have room for.
+            let want = (t - room[n]).max(t * (-UNPRICED_SHIFT).exp());
+            (want.ln() - top[n]).min(0.0)
+        } else {
+            0.0
+        };
+    }
 }
 
 /// Prices per unit of each resource (scaled units), zero for resources the

@@ -17,9 +17,11 @@
 //! to zero where it holds tasks: the KKT conditions of every server's best
 //! response). A capped user has the cap's multiplier of each server's
 //! response too: w_{n,i} = alpha ln x_n + ln P_{n,i} - A_{n,i} +
-//! sigma_{n,i}, sigma_{n,i} >= 0 _|_ t_n - x_n >= 0. Within
-//! [`ACTIVE_ROOM`] of its cap a user is held there (its total fixed, one
-//! free multiplier): the room's complementarity, sigma / room in the
+//! sigma_{n,i}, sigma_{n,i} >= 0 _|_ t_n - x_n >= 0 (on the central path
+//! sigma_{n,i} (t_n - x_n) = mu makes them equal over a user's pairs: the
+//! selection among the equilibria a cap leaves open, docs/mechanisms.md).
+//! Within [`ACTIVE_ROOM`] of its cap a user is held there (its total
+//! fixed, one free multiplier, its pairs' multipliers set equal): the room's complementarity, sigma / room in the
 //! step, lost every digit of the price system near the cap, and the steps
 //! stalled near 1e-7.
 //!
@@ -501,6 +503,17 @@ pub(crate) fn finish(
             if let Some(t) = caps[n] {
                 if !pt.active[n] && room(n) <= ACTIVE_ROOM * t {
                     pt.active[n] = true;
+                    // One multiplier for all its pairs from here on (the
+                    // steps move them together): the cap's selection,
+                    // which the certificate's cap split checks.
+                    let pairs = &data.of_user[n];
+                    if !pairs.is_empty() {
+                        let mean =
+                            pairs.iter().map(|&p| pt.sigma[p]).sum::<f64>() / pairs.len() as f64;
+                        for &p in pairs {
+                            pt.sigma[p] = mean;
+                        }
+                    }
                 }
             }
         }

@@ -109,7 +109,7 @@ pub(crate) fn vds(
     alpha: f64,
     jacobi: Option<f64>,
 ) -> Result<Allocation, Error> {
-    vds_to(highs, instance, alpha, jacobi, VDS_TOLERANCE)
+    vds_to(highs, instance, alpha, jacobi, VDS_TOLERANCE, None)
 }
 
 /// The certificate's tolerance on the listed servers (the verification's).
@@ -132,6 +132,7 @@ fn vds_to(
     alpha: f64,
     jacobi: Option<f64>,
     tolerance: f64,
+    start: Option<&[Vec<f64>]>,
 ) -> Result<Allocation, Error> {
     let t0 = Instant::now();
     // Interchangeable servers as classes (Gauss-Seidel; the damped Jacobi
@@ -140,7 +141,8 @@ fn vds_to(
     // equilibrium of the listed servers (docs/mechanisms.md).
     if jacobi.is_none() {
         if let Some(merged) = leontief_drfh::merge::merge_identical(instance, true) {
-            let a = vds_to(highs, &merged.instance, alpha, None, tolerance)?;
+            let a = vds_to(highs, &merged.instance, alpha, None, tolerance, None)?;
+            let first = a.tasks.to_dense();
             let split = split_equilibrium(instance, &merged, a, alpha, tolerance);
             if !split.status.has_solution() || holds(&split) {
                 return Ok(split);
@@ -154,7 +156,9 @@ fn vds_to(
             }
             let widest = spread.iter().copied().fold(1.0, f64::max);
             let tight = (tolerance / widest).max(CLASS_TOLERANCE_FLOOR);
-            let a = vds_to(highs, &merged.instance, alpha, None, tight)?;
+            // From the first answer: with task caps, sweeps from zero can
+            // reach an equilibrium other than the selected one first.
+            let a = vds_to(highs, &merged.instance, alpha, None, tight, Some(&first))?;
             let again = split_equilibrium(instance, &merged, a, alpha, tolerance);
             if again.status.has_solution() && holds(&again) {
                 return Ok(again);
@@ -181,7 +185,7 @@ fn vds_to(
             }
         }
     }
-    let o = leontief_vds::vds(
+    let o = leontief_vds::vds_from(
         instance,
         &leontief_vds::VdsSettings {
             alpha,
@@ -190,6 +194,7 @@ fn vds_to(
             tolerance,
             ..leontief_vds::VdsSettings::default()
         },
+        start,
     );
     let status = if o.converged {
         Status::Optimal
@@ -248,7 +253,7 @@ fn vds_to(
         ));
     }
     if instance.users().iter().any(|u| u.tasks.is_some()) {
-        a.notes.push("task caps enter each server's best response as room under the cap given the other servers; a cap is a joint constraint, so equilibria with caps need not be unique".into());
+        a.notes.push("task caps: a cap binds a user's tasks on all servers at once, so the game has many equilibria; this is the selected one, where a capped user at its cap holds tasks only on the servers where its marginal utility per unit of price is highest (the certificate's cap_split checks it; docs/mechanisms.md)".into());
     }
     a.gap = Some(equilibrium_block(
         &path,
@@ -318,6 +323,7 @@ fn split_equilibrium(
         );
         e.nikaido_isoda_gap = c.nikaido_isoda_gap;
         e.kkt_residual = c.kkt_residual;
+        e.cap_split = c.cap_split;
         e.equilibrium = c.holds;
         e.server_prices = prices;
         e.server_log_price_scale = scale;
@@ -382,6 +388,7 @@ fn equilibrium_block(
             sweeps,
             nikaido_isoda_gap: c.nikaido_isoda_gap,
             kkt_residual: c.kkt_residual,
+            cap_split: c.cap_split,
             equilibrium: c.holds,
             server_prices: prices.to_vec(),
             server_log_price_scale: log_scale.to_vec(),
