@@ -233,19 +233,19 @@ fn split_shortfall(total: f64, best: f64, room: f64, held: &[(f64, f64)]) -> f64
     if total <= 0.0 {
         return 0.0;
     }
-    let priced: Vec<(f64, f64)> = held
-        .iter()
-        .filter(|h| h.1.is_finite())
-        .map(|&(mine, free)| (mine / total, free))
-        .collect();
+    // Shares on priced servers (own ones and unpriced ones count as best).
+    let priced = || {
+        held.iter()
+            .filter(|h| h.1.is_finite())
+            .map(move |&(mine, free)| (mine / total, free))
+    };
     let below: f64 = if best > 0.0 {
-        priced
-            .iter()
-            .map(|&(share, free)| share * (1.0 - free / best).clamp(0.0, 1.0))
+        priced()
+            .map(|(share, free)| share * (1.0 - free / best).clamp(0.0, 1.0))
             .sum()
     } else {
         0.0
     };
-    let movable: f64 = priced.iter().map(|h| h.0).sum();
+    let movable: f64 = priced().map(|h| h.0).sum();
     below + movable.min(room / total)
 }

@@ -230,6 +230,43 @@ impl Instance {
     /// its servers map to (without repeats); `entry_of` `None` drops the
     /// lists. What merging entries (classes, pooled groups) builds.
     pub fn to_raw_on(&self, servers: Vec<RawServer>, entry_of: Option<&[usize]>) -> RawInstance {
+        let names: Vec<String> = servers.iter().map(|s| s.name.clone()).collect();
+        self.raw_with(servers, |list| {
+            let of = entry_of?;
+            let mut named: Vec<usize> = list.iter().map(|i| of[i.0]).collect();
+            named.sort_unstable();
+            named.dedup();
+            Some(named.into_iter().map(|e| names[e].clone()).collect())
+        })
+    }
+
+    /// Back to the JSON shape (for generators and round trips).
+    pub fn to_raw(&self) -> RawInstance {
+        let servers = self
+            .servers
+            .iter()
+            .map(|s| RawServer {
+                name: s.name.clone(),
+                capacity: s.capacity.clone(),
+                count: (s.count != 1).then_some(s.count),
+            })
+            .collect();
+        self.raw_with(servers, |ids| {
+            Some(
+                ids.iter()
+                    .map(|&i| self.servers[i.0].name.clone())
+                    .collect(),
+            )
+        })
+    }
+
+    /// The JSON shape on `servers`, each user's placement list written by
+    /// `list` (`None` drops it).
+    fn raw_with(
+        &self,
+        servers: Vec<RawServer>,
+        list: impl Fn(&[ServerId]) -> Option<Vec<String>>,
+    ) -> RawInstance {
         let users = self
             .users
             .iter()
@@ -239,15 +276,7 @@ impl Instance {
                 demand: u.demand.clone(),
                 weight: (u.weight != 1.0).then_some(u.weight),
                 tasks: u.tasks,
-                servers: match (&u.servers, entry_of) {
-                    (Some(list), Some(of)) => {
-                        let mut named: Vec<usize> = list.iter().map(|i| of[i.0]).collect();
-                        named.sort_unstable();
-                        named.dedup();
-                        Some(named.into_iter().map(|e| servers[e].name.clone()).collect())
-                    }
-                    _ => None,
-                },
+                servers: u.servers.as_deref().and_then(&list),
                 rank_weights: u.rank_weights.clone(),
                 queue: self.user_queue[n].map(|q| self.queues[q].name.clone()),
             })
@@ -259,45 +288,6 @@ impl Instance {
             servers,
             users,
             queues: self.raw_queues(),
-            quantum: self.quantum.clone(),
-        }
-    }
-
-    /// Back to the JSON shape (for generators and round trips).
-    pub fn to_raw(&self) -> RawInstance {
-        RawInstance {
-            name: self.name.clone(),
-            description: None,
-            resources: self.resources.clone(),
-            servers: self
-                .servers
-                .iter()
-                .map(|s| RawServer {
-                    name: s.name.clone(),
-                    capacity: s.capacity.clone(),
-                    count: (s.count != 1).then_some(s.count),
-                })
-                .collect(),
-            users: self
-                .users
-                .iter()
-                .enumerate()
-                .map(|(n, u)| RawUser {
-                    name: u.name.clone(),
-                    demand: u.demand.clone(),
-                    weight: (u.weight != 1.0).then_some(u.weight),
-                    tasks: u.tasks,
-                    servers: u.servers.as_ref().map(|ids| {
-                        ids.iter()
-                            .map(|&i| self.servers[i.0].name.clone())
-                            .collect()
-                    }),
-                    rank_weights: u.rank_weights.clone(),
-                    queue: self.user_queue[n].map(|q| self.queues[q].name.clone()),
-                })
-                .collect(),
-            queues: (!self.queues.is_empty())
-                .then(|| self.queues.iter().map(|q| q.to_raw(&self.queues)).collect()),
             quantum: self.quantum.clone(),
         }
     }
