@@ -118,3 +118,45 @@ fn bad_queues_exit_2_naming_the_entry() {
         assert!(err.contains(needle), "{needle} not in {err}");
     }
 }
+
+/// docs/mechanisms.md, "H-DRF is not strategy-proof": c1 gains by asking
+/// for a resource it does not use (inflating only), in all three
+/// hierarchical mechanisms; without the queues (DRF) nobody gains.
+#[test]
+fn a_user_gains_by_inflating_its_queues_share() {
+    let inst = case("hdrf-sp-truthful.json");
+    let probe = |inst: &str, mech: &str| {
+        let (code, out, err) = run(&[
+            "audit",
+            inst,
+            "--probe-sp",
+            mech,
+            "--inflate-only",
+            "--budget",
+            "60",
+        ]);
+        assert_eq!(code, Some(0), "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    for mech in ["hdrf", "hdrfh", "hdrf-naive"] {
+        let p = probe(inst.to_str().unwrap(), mech);
+        assert_eq!(p["manipulable"], true, "{mech}: {p}");
+        let c1 = &p["users"][2];
+        assert_eq!(c1["user"], "c1");
+        assert!((c1["truthful"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-9);
+        // The best inflation is r1 = (sqrt(17) - 3) / 4 per task: 4.28%.
+        let gain = c1["gain"].as_f64().unwrap();
+        assert!(gain > 0.03 && gain < 0.0429, "{mech}: {gain}");
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let flat = tmp.path().join("flat.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&inst).unwrap()).unwrap();
+    v.as_object_mut().unwrap().remove("queues");
+    for u in v["users"].as_array_mut().unwrap() {
+        u.as_object_mut().unwrap().remove("queue");
+    }
+    std::fs::write(&flat, v.to_string()).unwrap();
+    let p = probe(flat.to_str().unwrap(), "drf");
+    assert_eq!(p["manipulable"], false, "{p}");
+}
