@@ -346,3 +346,44 @@ fn the_hdrfh_scheduler_shares_by_queue() {
         "{err}"
     );
 }
+
+/// The bundled starvation example (docs/reproduction.md): task by task,
+/// H-DRF keeps n2,2 at half of the GPUs; the naive rule starves it. A
+/// guarantee is refused by field, exit 2.
+#[test]
+fn the_starvation_example_runs_task_by_task() {
+    let config = sims("hdrf-starvation.json");
+    let finished = |r: &Value, n: usize| r["users"][n]["finished"].as_u64().unwrap();
+    let h = simulate(&config, &[]);
+    conserved(&h);
+    assert_eq!(h["scheduler"]["name"], "hdrf-first-fit");
+    assert_eq!((finished(&h, 0), finished(&h, 2)), (100, 140));
+    let naive = simulate(&config, &["--scheduler", "hdrf-naive-first-fit"]);
+    conserved(&naive);
+    assert_eq!((finished(&naive, 0), finished(&naive, 2)), (196, 4));
+    let tmp = tempfile::tempdir().unwrap();
+    let p = tmp.path().join("g.json");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(
+            "../paper-examples/hdrf-starvation.json",
+            config
+                .parent()
+                .unwrap()
+                .join("../paper-examples/hdrf-starvation.json")
+                .to_str()
+                .unwrap(),
+        )
+        .replace(
+            r#"{"name": "n1"}"#,
+            r#"{"name": "n1", "guarantee": [0, 2]}"#,
+        );
+    std::fs::write(&p, text).unwrap();
+    let (code, out, err) = leontief(&["simulate", p.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.contains("queues[0].guarantee is not handed out task by task"),
+        "{err}"
+    );
+}

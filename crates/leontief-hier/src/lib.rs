@@ -20,17 +20,22 @@
 //! goes on from there. The trace of phases is printed and replayed by
 //! the verification (`leontief-audit`).
 //!
+//! Schedulers that hand out whole tasks (the simulator's
+//! `hdrf-first-fit`) walk the same shares task by task (`order`).
+//!
 //! Stages, each importing only those above it in this list: `tree`,
-//! `shares`, `direction`, `capacity`, `fill`, `report`, this
+//! `shares`, `order`, `direction`, `capacity`, `fill`, `report`, this
 //! file.
 
 mod capacity;
 mod direction;
 mod fill;
+mod order;
 mod report;
 mod shares;
 mod tree;
 
+pub use order::TaskOrder;
 pub use shares::Rules;
 
 use capacity::Capacity;

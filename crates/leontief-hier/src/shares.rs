@@ -86,21 +86,23 @@ pub(crate) fn share_of(v: &[f64], total: &[f64], ignored: &[bool], weight: f64) 
         / weight
 }
 
+/// What the tree needs of its leaves: each user's resource vector and
+/// share, whether it can grow, and whether it demands a resource.
+pub(crate) struct Leaves<'a> {
+    /// User u's resource vector.
+    pub vector: &'a dyn Fn(usize) -> Vec<f64>,
+    /// User u's share (over its weight).
+    pub sigma: Vec<f64>,
+    /// True when user u can grow.
+    pub open: &'a dyn Fn(usize) -> bool,
+    /// True when user u demands resource r.
+    pub wants: &'a dyn Fn(usize, usize) -> bool,
+}
+
 /// The shares at `p` under `rules`.
 pub(crate) fn compute(p: &Point, rules: Rules) -> Shares {
-    let m = p.instance.num_resources();
-    let total = p.instance.total_capacity();
     let users = p.instance.users();
-    let mut ignored = vec![false; m];
-    if rules.ignore_saturated {
-        for (r, flag) in ignored.iter_mut().enumerate() {
-            *flag = !users
-                .iter()
-                .enumerate()
-                .any(|(u, user)| !p.blocked[u] && user.demand[r] > 0.0);
-        }
-    }
-    let user_sigma: Vec<f64> = (0..users.len())
+    let sigma: Vec<f64> = (0..users.len())
         .map(|u| {
             if p.x[u] == 0.0 {
                 0.0
@@ -109,17 +111,44 @@ pub(crate) fn compute(p: &Point, rules: Rules) -> Shares {
             }
         })
         .collect();
-    let nodes = p.tree.len();
+    let vector = |u: usize| users[u].demand.iter().map(|&d| d * p.x[u]).collect();
+    let open = |u: usize| !p.blocked[u];
+    let wants = |u: usize, r: usize| users[u].demand[r] > 0.0;
+    let leaves = Leaves {
+        vector: &vector,
+        sigma,
+        open: &open,
+        wants: &wants,
+    };
+    over(p.tree, p.instance.total_capacity(), &leaves, rules)
+}
+
+/// Every node's share over `total` from its leaves, bottom-up.
+pub(crate) fn over(tree: &Tree, total: &[f64], leaves: &Leaves, rules: Rules) -> Shares {
+    let m = total.len();
+    let users = leaves.sigma.len();
+    let mut ignored = vec![false; m];
+    if rules.ignore_saturated {
+        for (r, flag) in ignored.iter_mut().enumerate() {
+            *flag = !(0..users).any(|u| (leaves.open)(u) && (leaves.wants)(u, r));
+        }
+    }
+    let nodes = tree.len();
     let mut s = Shares {
         sigma: vec![0.0; nodes],
         vector: vec![vec![0.0; m]; nodes],
         open: vec![false; nodes],
-        user_sigma,
+        user_sigma: leaves.sigma.clone(),
         ignored,
     };
-    for &v in &p.tree.bottom_up {
-        let kids: Vec<(f64, Vec<f64>, bool)> =
-            p.tree.children[v].iter().map(|&c| s.child(p, c)).collect();
+    for &v in &tree.bottom_up {
+        let kids: Vec<(f64, Vec<f64>, bool)> = tree.children[v]
+            .iter()
+            .map(|&c| match c {
+                Child::Node(w) => (s.sigma[w], s.vector[w].clone(), s.open[w]),
+                Child::Leaf(u) => (s.user_sigma[u], (leaves.vector)(u), (leaves.open)(u)),
+            })
+            .collect();
         let open = kids.iter().any(|k| k.2);
         let low = kids
             .iter()
@@ -137,7 +166,7 @@ pub(crate) fn compute(p: &Point, rules: Rules) -> Shares {
                 *a += f * b;
             }
         }
-        s.sigma[v] = share_of(&vec, total, &s.ignored, p.tree.weight[v]);
+        s.sigma[v] = share_of(&vec, total, &s.ignored, tree.weight[v]);
         s.vector[v] = vec;
         s.open[v] = open;
     }

@@ -49,8 +49,10 @@ fn check_accounting(r: &SimResult) {
     }
 }
 
-const SCHEDULERS: [Scheduler; 5] = [
+const SCHEDULERS: [Scheduler; 7] = [
     Scheduler::FirstFit,
+    Scheduler::HdrfFirstFit,
+    Scheduler::HdrfNaiveFirstFit,
     Scheduler::BestFit { normaliser: 0 },
     Scheduler::BestFit { normaliser: 1 },
     Scheduler::Slots { slots: 14 },
@@ -98,6 +100,9 @@ proptest! {
         let cluster = Cluster::from_instance(&capped);
         let cases = [
             (Scheduler::FirstFit, Heuristic::FirstFit),
+            // Without queues the tree is the root over every user.
+            (Scheduler::HdrfFirstFit, Heuristic::FirstFit),
+            (Scheduler::HdrfNaiveFirstFit, Heuristic::FirstFit),
             (Scheduler::BestFit { normaliser: 0 }, Heuristic::BestFit { normaliser: 0 }),
             (Scheduler::Slots { slots: 7 }, Heuristic::Slots { slots: 7 }),
         ];

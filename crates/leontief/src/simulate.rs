@@ -27,13 +27,17 @@
 //!   "duration"}]}]}`;
 //! * `scheduler`: first-fit, best-fit (with `normaliser`, a resource
 //!   name), slots (with `slots`), drfh (exact, divisible tasks), hdrfh
-//!   (exact hierarchical DRFH over `queues`, divisible tasks), or a
-//!   production scheduler's share algorithm over `queues` (yarn-fair, kai,
-//!   volcano-proportion, kueue: the pooled cluster, whole tasks,
-//!   docs/schedulers.md), recomputed at every event;
+//!   (exact hierarchical DRFH over `queues`, divisible tasks),
+//!   hdrf-first-fit and hdrf-naive-first-fit (whole tasks handed out one
+//!   at a time along `queues` by H-DRF's or the naive shares of the
+//!   running tasks, placed First-Fit; limits held, guarantees refused),
+//!   or a production scheduler's share algorithm over `queues`
+//!   (yarn-fair, kai, volcano-proportion, kueue: the pooled cluster,
+//!   whole tasks, docs/schedulers.md), recomputed at every event;
 //! * `queues` (the instance format's queue list) and `user_queues`
-//!   (`{"user name": "queue"}`, default the root): the tree hdrfh and the
-//!   share algorithms share the cluster by;
+//!   (`{"user name": "queue"}`, default the root): the tree the
+//!   hierarchical schedulers and the share algorithms share the cluster
+//!   by;
 //! * `horizon`, `sample_interval` (seconds), `dedicated` (also run each
 //!   user on its dedicated cloud, Fig. 8), `dedicated_seed`, `weights`
 //!   (`{"user name": w}`: weighted shares order the users; default 1).
@@ -149,13 +153,15 @@ fn parse_scheduler(
         },
         "drfh" => Scheduler::Drfh,
         "hdrfh" => Scheduler::Hdrfh,
+        "hdrf-first-fit" => Scheduler::HdrfFirstFit,
+        "hdrf-naive-first-fit" => Scheduler::HdrfNaiveFirstFit,
         "yarn-fair" => Scheduler::YarnFair,
         "kai" => Scheduler::Kai,
         "volcano-proportion" => Scheduler::VolcanoProportion,
         "kueue" => Scheduler::Kueue,
         other => {
             return Err(bad_input(format!(
-                "scheduler {other}: use first-fit, best-fit, slots, drfh, hdrfh, yarn-fair, kai, volcano-proportion or kueue"
+                "scheduler {other}: use first-fit, best-fit, slots, drfh, hdrfh, hdrf-first-fit, hdrf-naive-first-fit, yarn-fair, kai, volcano-proportion or kueue"
             )))
         }
     })

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 pub struct SimulateArgs {
     /// The config JSON (see `leontief simulate --help`).
     pub config: PathBuf,
-    /// Override the config's scheduler: first-fit, best-fit, slots, drfh, hdrfh, yarn-fair, kai, volcano-proportion, kueue.
+    /// Override the config's scheduler: first-fit, best-fit, slots, drfh, hdrfh, hdrf-first-fit, hdrf-naive-first-fit, yarn-fair, kai, volcano-proportion, kueue.
     #[arg(long)]
     pub scheduler: Option<String>,
     /// Override the slots per maximum server (slots).

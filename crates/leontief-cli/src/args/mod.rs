@@ -51,8 +51,9 @@ Config (JSON; paths relative to its folder):
                             \"duration\": [lo, hi], \"demand\": [lo, hi], \"seed\"}}
              {\"users\": [{\"name\", \"demand\", \"weight\", \"jobs\": [{\"submit\", \"tasks\", \"duration\"}]}]}
   scheduler  first-fit | best-fit (\"normaliser\": resource) | slots (\"slots\": S) | drfh | hdrfh
+             | hdrf-first-fit | hdrf-naive-first-fit (whole tasks along the queue tree, H-DRF's or the naive shares)
              | yarn-fair | kai | volcano-proportion | kueue (the schedulers' share algorithms, pooled, whole tasks)
-  queues     the queue tree hdrfh and the share algorithms use (the instance format's \"queues\"), user_queues {\"user name\": \"queue\"}
+  queues     the queue tree the hierarchical schedulers and the share algorithms use (the instance format's \"queues\"), user_queues {\"user name\": \"queue\"}
   horizon, sample_interval (seconds), dedicated (true: Fig. 8 dedicated clouds), dedicated_seed,
   weights ({\"user name\": w}, default 1)
 Example: datasets/simulations/fig4.json; plot with `leontief plot RESULT --kind utilisation`.";

@@ -53,6 +53,17 @@ pub(crate) fn check_inputs(
             );
         }
         Scheduler::Slots { slots: 0 } => return bad("slots", "must be >= 1".into()),
+        s if s.tree_rules().is_some() => {
+            if let Some(q) = workload.queues.iter().position(|q| q.guarantee.is_some()) {
+                return bad(
+                    &format!("queues[{q}].guarantee"),
+                    format!(
+                        "is not handed out task by task by {}; use hdrfh (divisible tasks) for guarantees",
+                        s.name()
+                    ),
+                );
+            }
+        }
         _ => {}
     }
     for (n, w) in workload.weights.iter().enumerate() {

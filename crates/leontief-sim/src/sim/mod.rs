@@ -14,6 +14,17 @@
 //! that fits on no server even when the cluster is empty is set aside as
 //! `unschedulable` when it arrives, so it never blocks its user.
 //!
+//! **The queue tree, task by task** (`hdrf-first-fit`,
+//! `hdrf-naive-first-fit`). The same engine, but the user served next is
+//! found by walking the workload's queue tree from the root to the open
+//! child with the lowest share ([`leontief_hier::TaskOrder`]: H-DRF's
+//! rescaled shares over the contested resources, or the naive subtree
+//! totals), over the running tasks' resources; a user is open when its
+//! first waiting task fits somewhere and keeps every queue above it
+//! within its limit. Each decision recomputes the tree's shares (users x
+//! resources work). Guarantees are refused: they are not handed out task
+//! by task.
+//!
 //! Only servers whose capacity grew can make a waiting task fit, so after
 //! each event the waiting users are re-examined against the freed servers
 //! alone; placement scans every server (First-Fit: the first that fits;
@@ -90,7 +101,7 @@ pub fn simulate<B: LpBackend>(
             &pool,
             &mut ledger,
             progress,
-        ),
+        )?,
     };
     ledger.advance(horizon);
     let users: Vec<UserOutcome> = (0..workload.users.len())

@@ -94,6 +94,13 @@ pub enum Scheduler {
         /// S.
         slots: u32,
     },
+    /// Whole tasks handed out along the workload's queue tree by H-DRF's
+    /// shares of the running tasks (the paper's task-by-task scheduler),
+    /// placed First-Fit.
+    HdrfFirstFit,
+    /// The same with the naive hierarchical shares (every queue's share
+    /// from its subtree's total use).
+    HdrfNaiveFirstFit,
     /// Exact DRFH, divisible tasks, recomputed at every event.
     Drfh,
     /// Exact hierarchical DRFH over the workload's queue tree (H-DRF
@@ -118,12 +125,23 @@ impl Scheduler {
             Scheduler::FirstFit => "first-fit",
             Scheduler::BestFit { .. } => "best-fit",
             Scheduler::Slots { .. } => "slots",
+            Scheduler::HdrfFirstFit => "hdrf-first-fit",
+            Scheduler::HdrfNaiveFirstFit => "hdrf-naive-first-fit",
             Scheduler::Drfh => "drfh",
             Scheduler::Hdrfh => "hdrfh",
             Scheduler::YarnFair => "yarn-fair",
             Scheduler::Kai => "kai",
             Scheduler::VolcanoProportion => "volcano-proportion",
             Scheduler::Kueue => "kueue",
+        }
+    }
+
+    /// The hierarchical rules of a whole-task tree scheduler, if it is one.
+    pub fn tree_rules(&self) -> Option<leontief_hier::Rules> {
+        match self {
+            Scheduler::HdrfFirstFit => Some(leontief_hier::Rules::HDRF),
+            Scheduler::HdrfNaiveFirstFit => Some(leontief_hier::Rules::NAIVE),
+            _ => None,
         }
     }
 

@@ -1,7 +1,10 @@
-//! The whole-task engine: First-Fit, Best-Fit DRFH and Slots.
+//! The whole-task engine: First-Fit, Best-Fit DRFH and Slots, and the
+//! queue tree's task-by-task order placed First-Fit.
 
 use super::*;
 use crate::workload::Workload;
+use leontief_core::{Instance, RawInstance, RawServer, RawUser};
+use leontief_hier::TaskOrder;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
@@ -16,9 +19,16 @@ pub(crate) fn whole(
     pool: &[f64],
     ledger: &mut Ledger,
     progress: &(dyn Fn(f64) + Sync),
-) -> EngineOut {
+) -> Result<EngineOut, SimRunError> {
     let nu = workload.users.len();
     let ns = cluster.servers.len();
+    let order = match scheduler.tree_rules() {
+        Some(rules) => Some(TaskOrder::new(&tree_instance(cluster, workload)?, rules)),
+        None => None,
+    };
+    let m = cluster.resources.len();
+    let mut usage = vec![vec![0.0f64; m]; nu];
+    let mut node_usage = vec![vec![0.0f64; m]; order.as_ref().map_or(0, |o| o.nodes())];
     // Fitting units: the resources themselves, or one "slots" resource.
     let (mf, cap, fit): (usize, Vec<f64>, FitUnits) = match scheduler {
         Scheduler::Slots { slots } => {
@@ -138,9 +148,16 @@ pub(crate) fn whole(
             running[n] -= 1;
             share[n] -= order_share(id, &fit_of[id]) / weight[n];
             ledger.dom[n] -= task_mu(&task.demand, pool);
+            for (u, d) in usage[n].iter_mut().zip(&task.demand) {
+                *u -= d;
+            }
+            if let Some(o) = &order {
+                o.charge(&mut node_usage, n, &task.demand, -1.0);
+            }
             if running[n] == 0 {
                 share[n] = 0.0;
                 ledger.dom[n] = 0.0;
+                usage[n].iter_mut().for_each(|u| *u = 0.0);
             }
             ledger.finish(task, t);
             freed.push(j);
@@ -180,21 +197,51 @@ pub(crate) fn whole(
             });
             freed.clear();
         }
-        for n in candidates.drain(..) {
-            ready.insert((key(share[n]), n));
+        if order.is_none() {
+            for n in candidates.drain(..) {
+                ready.insert((key(share[n]), n));
+            }
         }
-        while let Some(head) = ready.first().copied() {
-            // Shares equal within 1e-12 relative are ties: the lowest index
-            // wins (as in crate::greedy), so rounding in the running sums
-            // never decides who goes next.
-            let s = f64::from_bits(head.0);
-            let n = ready
-                .iter()
-                .take_while(|(k, _)| f64::from_bits(*k) <= s + 1e-12 * s)
-                .map(|e| e.1)
-                .min()
-                .expect("the head itself");
-            ready.remove(&(key(share[n]), n));
+        candidates.clear();
+        loop {
+            let n = if let Some(o) = &order {
+                // The tree's pick among users whose next task may start
+                // (not waiting for room, within every queue's limit).
+                let open: Vec<bool> = (0..nu)
+                    .map(|n| {
+                        !blocked[n]
+                            && queue[n].front().is_some_and(|&id| {
+                                o.within_limits(&node_usage, n, &tasks[id].demand, FIT_SLACK)
+                            })
+                    })
+                    .collect();
+                let wants: Vec<Vec<f64>> = (0..nu)
+                    .map(|n| match queue[n].front() {
+                        Some(&id) if open[n] => tasks[id].demand.clone(),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                match o.next(&usage, &open, &wants) {
+                    Some(n) => n,
+                    None => break,
+                }
+            } else {
+                let Some(head) = ready.first().copied() else {
+                    break;
+                };
+                // Shares equal within 1e-12 relative are ties: the lowest
+                // index wins (as in crate::greedy), so rounding in the
+                // running sums never decides who goes next.
+                let s = f64::from_bits(head.0);
+                let n = ready
+                    .iter()
+                    .take_while(|(k, _)| f64::from_bits(*k) <= s + 1e-12 * s)
+                    .map(|e| e.1)
+                    .min()
+                    .expect("the head itself");
+                ready.remove(&(key(share[n]), n));
+                n
+            };
             let id = *queue[n].front().expect("ready users wait");
             let f = &fit_of[id];
             let chosen = match scheduler {
@@ -221,18 +268,61 @@ pub(crate) fn whole(
             }
             placed_on[id] = j as u32;
             running[n] += 1;
+            for (u, d) in usage[n].iter_mut().zip(&tasks[id].demand) {
+                *u += d;
+            }
+            if let Some(o) = &order {
+                o.charge(&mut node_usage, n, &tasks[id].demand, 1.0);
+            }
             share[n] += order_share(id, f) / weight[n];
             ledger.dom[n] += task_mu(&tasks[id].demand, pool);
             finishes.push(Reverse((key(t + tasks[id].duration), id)));
             decisions += 1;
-            if !queue[n].is_empty() {
+            if order.is_none() && !queue[n].is_empty() {
                 ready.insert((key(share[n]), n));
             }
         }
     }
     progress(horizon);
     let waiting: Vec<u64> = queue.iter().map(|q| q.len() as u64).collect();
-    (events, decisions, max_over, running, waiting)
+    Ok((events, decisions, max_over, running, waiting))
+}
+
+/// The workload's queue tree over the pooled cluster (users' demands are
+/// not used by the order).
+fn tree_instance(cluster: &Cluster, workload: &Workload) -> Result<Instance, SimRunError> {
+    let m = cluster.resources.len();
+    let raw = RawInstance {
+        name: None,
+        description: None,
+        resources: cluster.resources.clone(),
+        servers: vec![RawServer {
+            name: "pool".into(),
+            capacity: cluster
+                .pool()
+                .iter()
+                .map(|&c| if c > 0.0 { c } else { 1.0 })
+                .collect(),
+            count: None,
+        }],
+        users: (0..workload.users.len())
+            .map(|n| RawUser {
+                name: workload.users[n].clone(),
+                demand: vec![1.0; m],
+                weight: Some(workload.weights[n]),
+                tasks: None,
+                servers: None,
+                rank_weights: None,
+                queue: workload.user_queue.get(n).cloned().flatten(),
+            })
+            .collect(),
+        queues: (!workload.queues.is_empty()).then(|| workload.queues.clone()),
+        quantum: None,
+    };
+    Instance::new(raw).map_err(|e| SimRunError::Invalid {
+        field: "queues".into(),
+        reason: e.to_string(),
+    })
 }
 
 /// Best-Fit: the server with the least H(i, l) of eq. (9) among those
