@@ -23,7 +23,11 @@
 //!    users, sorted by direction, dealt in turn) and one more drawn by a
 //!    fixed hash, so every group receives a sample of
 //!    every direction and the users link the groups into one well
-//!    connected graph along which capacity moves.
+//!    connected graph along which capacity moves. When two groups leave
+//!    pricing to add servers of others (the interior point then spreads
+//!    a group's spare room over every user priced there, crowding its
+//!    step 2), the step runs again with `MORE_GROUPS` more per user, and
+//!    the answer whose most crowded group has fewer users is kept.
 //! 2. Each group then realises its users' tasks on its own entries: one
 //!    LP per group, with about 2 N / G users on [`GROUP_ENTRIES`] entries
 //!    (the block interior point method or Clarabel), in parallel.
@@ -50,6 +54,10 @@ use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
 use std::time::Instant;
+
+/// Groups each user may use in step 1 beyond its own when two leave
+/// pricing to add others.
+const MORE_GROUPS: usize = 2;
 
 /// Groups solved together at the most before the path gives up.
 const MAX_MERGED: usize = 8;
@@ -220,7 +228,12 @@ fn deal(instance: &Instance, entries: usize) -> Option<Vec<Vec<ServerId>>> {
 /// direction), and one more of those drawn by a fixed hash (the users
 /// link the groups into one well connected graph along which capacity
 /// moves). `held[g]`: the resources group `g` holds.
-fn deal_users(instance: &Instance, active: &[bool], held: &[Vec<bool>]) -> Vec<Vec<ServerId>> {
+fn deal_users(
+    instance: &Instance,
+    active: &[bool],
+    held: &[Vec<bool>],
+    more: usize,
+) -> Vec<Vec<ServerId>> {
     let total = instance.total_capacity();
     let users = instance.users();
     let mut order: Vec<usize> = (0..users.len()).filter(|&n| active[n]).collect();
@@ -241,11 +254,18 @@ fn deal_users(instance: &Instance, active: &[bool], held: &[Vec<bool>]) -> Vec<V
         let own = *t % len;
         *t += 1;
         let mut l = vec![ServerId(fits[own])];
-        if len >= 2 {
-            let h = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
-            l.push(ServerId(
-                fits[(own + 1 + (h % (len as u64 - 1)) as usize) % len],
-            ));
+        let mut h = n as u64;
+        for _ in 0..more.min(len - 1) {
+            // A fixed hash per draw; a group drawn twice is drawn again.
+            loop {
+                let hv = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                h = hv.wrapping_add(1);
+                let g = ServerId(fits[(own + 1 + ((hv >> 11) % (len as u64 - 1)) as usize) % len]);
+                if !l.contains(&g) {
+                    l.push(g);
+                    break;
+                }
+            }
         }
         l.sort();
         out[n] = l;
@@ -371,39 +391,87 @@ fn realise<B: LpBackend>(
     // Each user's candidate groups (see [`deal_users`]). (The sector
     // candidates of the one-LP path gave a group at an extreme direction
     // 9,902 of 10,000 users: each user's only group in that sector.)
-    let lists: Vec<Vec<ServerId>> = deal_users(instance, &active, &held)
-        .into_iter()
-        .map(|groups| {
-            groups
-                .iter()
-                .flat_map(|g| pools_of[g.0].iter().map(|&p| ServerId(p)))
-                .collect()
-        })
-        .collect();
+    let lists_of = |more: usize| -> Vec<Vec<ServerId>> {
+        deal_users(instance, &active, &held, more)
+            .into_iter()
+            .map(|groups| {
+                groups
+                    .iter()
+                    .flat_map(|g| pools_of[g.0].iter().map(|&p| ServerId(p)))
+                    .collect()
+            })
+            .collect()
+    };
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
-    let first = at_levels(
-        &crate::solvers::direct::Direct::new(backend.time_limit())?,
-        &merged,
-        sigma,
-        false,
-        &lists,
-        level,
-        base.clone(),
-        level_tolerance,
-    )?;
-    let mut first = match first {
-        Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => o,
-        other => return Ok(Err(other.spent())),
+    let step1 =
+        |lists: &[Vec<ServerId>]| -> Result<Result<Box<MaxMinOutcome>, Spent>, BackendError> {
+            let found = at_levels(
+                &crate::solvers::direct::Direct::new(backend.time_limit())?,
+                &merged,
+                sigma,
+                false,
+                lists,
+                level,
+                base.clone(),
+                level_tolerance,
+            )?;
+            Ok(match found {
+                Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => {
+                    Ok(o)
+                }
+                other => Err(other.spent()),
+            })
+        };
+    // Tasks outside a user's own groups (pricing found its groups short).
+    let priced = |o: &MaxMinOutcome, lists: &[Vec<ServerId>]| {
+        (0..nu).any(|n| {
+            o.tasks
+                .row(n)
+                .iter()
+                .any(|(p, x)| x > 0.0 && lists[n].binary_search(&ServerId(p)).is_err())
+        })
     };
-    // Each user's share of each group: the sum over the group's pools.
-    if step_servers > members.len() {
-        let mut group_of = vec![0usize; step_servers];
-        for (g, pools) in pools_of.iter().enumerate() {
-            for &p in pools {
-                group_of[p] = g;
+    let lists = lists_of(1);
+    let mut first = match step1(&lists)? {
+        Ok(o) => o,
+        Err(spent) => return Ok(Err(spent)),
+    };
+    // The most users with a share of one group (step 2's largest LP).
+    let mut group_of = vec![0usize; step_servers];
+    for (g, pools) in pools_of.iter().enumerate() {
+        for &p in pools {
+            group_of[p] = g;
+        }
+    }
+    let crowd = |o: &MaxMinOutcome| {
+        let mut users = vec![0usize; members.len()];
+        for n in 0..nu {
+            let mut seen: Vec<usize> = o
+                .tasks
+                .row(n)
+                .iter()
+                .filter(|e| e.1 > 0.0)
+                .map(|e| group_of[e.0])
+                .collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.into_iter().for_each(|g| users[g] += 1);
+        }
+        users.into_iter().max().unwrap_or(0)
+    };
+    if priced(&first, &lists) {
+        let wider = lists_of(MORE_GROUPS);
+        if let Ok(o) = step1(&wider)? {
+            if crowd(&o) < crowd(&first) {
+                let lps = first.lps;
+                first = o;
+                first.lps += lps;
             }
         }
+    }
+    // Each user's share of each group: the sum over the group's pools.
+    if step_servers > members.len() {
         let rows = (0..nu)
             .map(|n| {
                 let mut row: Vec<(usize, f64)> = Vec::new();
