@@ -1,6 +1,6 @@
 //! Weighted lexicographic max-min optimality, with the user that can rise.
 
-use crate::polytope::{mu, polytope, protect, resolution, solve};
+use crate::polytope::{mu, polytope, protect, resolution_at, solve_within};
 use crate::witness::{placed, placed_dense, Change, Placed};
 use crate::AuditTolerance;
 pub use leontief_core::checks::{MaxMinCheck, Witness};
@@ -56,7 +56,7 @@ pub fn max_min<B: LpBackend>(
             // Gains in share units, as the verdict measures them.
             p.lp.set_cost(p.y[n], mu(instance, n).max(1e-300))?;
         }
-        let s = solve(&mut p)?;
+        let s = solve_within(&mut p, tol.feasibility)?;
         out.lps += 1;
         if !s.status.has_solution() {
             out.ok = false;
@@ -67,7 +67,7 @@ pub fn max_min<B: LpBackend>(
             instance,
             x,
             group.iter().copied(),
-            (&s.x, !p.inexact),
+            (&s.x, !p.inexact, p.slack),
             &p.y,
             tol,
             &mut out,
@@ -91,7 +91,7 @@ fn worst_rise(
     instance: &Instance,
     x: &[f64],
     users: impl Iterator<Item = usize>,
-    (sol, resolvable): (&[f64], bool),
+    (sol, resolvable, slack): (&[f64], bool, f64),
     y: &[Col],
     tol: &AuditTolerance,
     out: &mut MaxMinCheck,
@@ -101,7 +101,7 @@ fn worst_rise(
         let gain = (reach - x[n]) * mu(instance, n);
         if gain > tol.rise {
             out.ok = false;
-            let resolved = resolvable && gain > resolution(instance, n);
+            let resolved = resolvable && gain > resolution_at(instance, n, slack);
             // A resolved witness beats any unresolved one.
             let better = out
                 .witness
@@ -144,7 +144,7 @@ pub fn max_min_per_user<B: LpBackend>(
             protect(&mut p, instance, x, j, on)?;
         }
         p.lp.set_cost(p.y[n], 1.0)?;
-        let s = solve(&mut p)?;
+        let s = solve_within(&mut p, tol.feasibility)?;
         out.lps += 1;
         p.lp.set_cost(p.y[n], 0.0)?;
         if !s.status.has_solution() {
@@ -156,7 +156,7 @@ pub fn max_min_per_user<B: LpBackend>(
             instance,
             x,
             [n].into_iter(),
-            (&s.x, !p.inexact),
+            (&s.x, !p.inexact, p.slack),
             &p.y,
             tol,
             &mut out,
@@ -215,7 +215,7 @@ pub fn rise<B: LpBackend>(
         }
     }
     p.lp.set_cost(p.y[n], 1.0)?;
-    let s = solve(&mut p)?;
+    let s = solve_within(&mut p, tol.feasibility)?;
     if !s.status.has_solution() {
         return Ok(None);
     }
@@ -244,7 +244,7 @@ pub fn rise<B: LpBackend>(
             p.lp.set_cost(p.y[m], mu(instance, m))?;
         }
     }
-    let s = solve(&mut p)?;
+    let s = solve_within(&mut p, tol.feasibility)?;
     if !s.status.has_solution() {
         return Ok(None);
     }

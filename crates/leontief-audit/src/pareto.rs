@@ -1,6 +1,6 @@
 //! Pareto optimality: no allocation is as good for all and better for one.
 
-use crate::polytope::{mu, polytope, protect, resolution, solve};
+use crate::polytope::{mu, polytope, protect, resolution_at, solve_within};
 use crate::witness::{changes, placed};
 use crate::AuditTolerance;
 pub use leontief_core::checks::{Improvement, ParetoCheck};
@@ -20,7 +20,7 @@ pub fn pareto<B: LpBackend>(
         protect(&mut p, instance, x, n, true)?;
         p.lp.set_cost(p.y[n], mu(instance, n))?;
     }
-    let s = solve(&mut p)?;
+    let s = solve_within(&mut p, tol.feasibility)?;
     if !s.status.has_solution() {
         return Ok(ParetoCheck {
             ok: false,
@@ -39,7 +39,9 @@ pub fn pareto<B: LpBackend>(
     // any where the exact LP fell back to floating point.
     let resolved = !ok
         && !p.inexact
-        && (0..x.len()).any(|n| (s.x[p.y[n].0] - x[n]) * mu(instance, n) > resolution(instance, n));
+        && (0..x.len()).any(|n| {
+            (s.x[p.y[n].0] - x[n]) * mu(instance, n) > resolution_at(instance, n, p.slack)
+        });
     let improvement = (!ok).then(|| Improvement {
         gainers: changes(instance, &p, x, &s.x, tol.rise / x.len().max(1) as f64),
         allocation: placed(instance, &p, &s.x),

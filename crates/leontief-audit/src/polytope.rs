@@ -28,6 +28,26 @@ pub(crate) struct Polytope<L: LoadedLp> {
     /// infeasible by 2.5e-15 in the printed floats, and HiGHS's 1e-10
     /// tolerances bought the rest).
     pub(crate) inexact: bool,
+    /// The capacity rows (each divided by its capacity; bound 1, or 0
+    /// where the capacity is 0).
+    cap: Vec<(Row, f64)>,
+    /// How far the capacity rows are relaxed ([`Polytope::relax`]).
+    pub(crate) slack: f64,
+}
+
+impl<L: LoadedLp> Polytope<L> {
+    /// Let every capacity row hold `slack` of its capacity more: an
+    /// allocation the audit calls feasible may overfill by its
+    /// feasibility tolerance, and the exact rows then hold no allocation
+    /// as good as it (its LP ends infeasible).
+    pub(crate) fn relax(&mut self, slack: f64) -> Result<(), BackendError> {
+        for &(row, upper) in &self.cap {
+            self.lp
+                .set_row_bounds(row, -INF, if upper > 0.0 { upper + slack } else { 0.0 })?;
+        }
+        self.slack = slack;
+        Ok(())
+    }
 }
 
 /// Up to this many rows a polytope of an instance with placement lists is
@@ -54,6 +74,11 @@ pub(crate) fn polytope<B: LpBackend>(
     let capacity = |j: usize| instance.class_capacity(ServerId(j / m), ResourceId(j % m));
     let cap: Vec<Row> = (0..k * m)
         .map(|j| b.add_row(-INF, if capacity(j) > 0.0 { 1.0 } else { 0.0 }))
+        .collect();
+    let cap_bounds = cap
+        .iter()
+        .enumerate()
+        .map(|(j, &row)| (row, if capacity(j) > 0.0 { 1.0 } else { 0.0 }))
         .collect();
     let link: Vec<Row> = (0..nu).map(|_| b.add_row(0.0, 0.0)).collect();
     let mut pairs = Vec::new();
@@ -92,6 +117,8 @@ pub(crate) fn polytope<B: LpBackend>(
         pairs,
         exact,
         inexact: false,
+        cap: cap_bounds,
+        slack: 0.0,
     })
 }
 
@@ -135,6 +162,25 @@ pub(crate) fn solve<L: LoadedLp>(p: &mut Polytope<L>) -> Result<Solution, Backen
         }
         None => Ok(s),
     }
+}
+
+/// [`solve`], and where the LP ends infeasible, again with the capacity
+/// rows relaxed by `slack` (the audit's feasibility tolerance).
+pub(crate) fn solve_within<L: LoadedLp>(
+    p: &mut Polytope<L>,
+    slack: f64,
+) -> Result<Solution, BackendError> {
+    let s = solve(p)?;
+    use leontief_model::Status::{Infeasible, InfeasibleOrUnbounded, InfeasibleReducedAccuracy};
+    let infeasible = matches!(
+        s.status,
+        Infeasible | InfeasibleReducedAccuracy | InfeasibleOrUnbounded
+    );
+    if !infeasible || p.slack >= slack {
+        return Ok(s);
+    }
+    p.relax(slack)?;
+    solve(p)
 }
 
 pub(crate) fn protect<L: LoadedLp>(
@@ -190,6 +236,12 @@ const LP_SLACK: f64 = 2.0 * (1e-7 + 1e-9);
 /// memory than CPU per unit of capacity "rose" 0.8% on CPU the LP did not
 /// have.)
 pub fn resolution(instance: &Instance, n: usize) -> f64 {
+    resolution_at(instance, n, 0.0)
+}
+
+/// [`resolution`] on a polytope whose capacity rows are relaxed by
+/// `slack` ([`Polytope::relax`]): the room grows by twice that.
+pub(crate) fn resolution_at(instance: &Instance, n: usize, slack: f64) -> f64 {
     let cap = instance.total_capacity();
     let least = instance.users()[n]
         .demand
@@ -200,7 +252,7 @@ pub fn resolution(instance: &Instance, n: usize) -> f64 {
         .fold(INF, f64::min);
     let m = mu(instance, n);
     if m > 0.0 && least.is_finite() {
-        LP_SLACK * m / least
+        (LP_SLACK + 2.0 * slack) * m / least
     } else {
         0.0
     }

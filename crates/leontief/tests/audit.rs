@@ -512,9 +512,25 @@ fn an_infeasible_allocation_gets_no_yes() {
             assert!(c.note.is_some());
         }
     }
-    // Within the tolerance it is feasible, for PS-DSF too.
+    // Within the tolerance it is feasible, for PS-DSF too, and the LP
+    // checks decide (their capacity rows relaxed by the same tolerance,
+    // where the exact rows hold nothing as good).
     let r = audit(&inst, &as_tasks(&over(1.0 + 5e-8)), &options).unwrap();
-    for p in ["feasibility", "PS-DSF (Definition 4)"] {
+    for p in [
+        "feasibility",
+        "PS-DSF (Definition 4)",
+        "Pareto optimality",
+        "DRFH max-min",
+    ] {
         assert_eq!(holds(&r, p), Some(true), "{p}: {:?}", r.judgement.summary);
+    }
+    // And say no where a user can rise far beyond that tolerance: u1 at
+    // half its tasks on s1, the rest over capacity by 5e-8.
+    let mut half = over(1.0 + 5e-8);
+    half[0][0] /= 2.0;
+    let r = audit(&inst, &as_tasks(&half), &options).unwrap();
+    assert_eq!(holds(&r, "feasibility"), Some(true));
+    for p in ["Pareto optimality", "DRFH max-min"] {
+        assert_eq!(holds(&r, p), Some(false), "{p}: {:?}", r.judgement.summary);
     }
 }
