@@ -285,6 +285,13 @@ def test_simulate_a_bundled_config():
         lt.simulate(ROOT / "datasets" / "simulations" / "fig4.json", scheduler="fastest")
 
 
+def test_simulate_the_starvation_example_task_by_task():
+    config = ROOT / "datasets" / "simulations" / "hdrf-starvation.json"
+    finished = lambda r: [u["finished"] for u in r["users"]]
+    assert finished(lt.simulate(config)) == [100, 0, 140]
+    assert finished(lt.simulate(config, scheduler="hdrf-naive-first-fit")) == [196, 0, 4]
+
+
 def test_the_readme_session_works_as_printed(tmp_path, capsys, monkeypatch):
     readme = (ROOT / "README.md").read_text()
     start = readme.index("```python\nimport numpy as np, pyleontief as lt")
