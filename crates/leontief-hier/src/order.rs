@@ -46,9 +46,14 @@ impl TaskOrder {
 
     /// The user to serve next, given each user's running use (`usage[u]`,
     /// one entry per resource) and which users could take their next
-    /// task (`open[u]`, whose next task needs `wants[u]`): `None` when no
-    /// user is open.
-    pub fn next(&self, usage: &[Vec<f64>], open: &[bool], wants: &[Vec<f64>]) -> Option<usize> {
+    /// task (`open[u]`, whose next task needs resource r where
+    /// `wants(u, r)`): `None` when no user is open.
+    pub fn next(
+        &self,
+        usage: &[Vec<f64>],
+        open: &[bool],
+        wants: &dyn Fn(usize, usize) -> bool,
+    ) -> Option<usize> {
         let none = vec![false; self.total.len()];
         let sigma: Vec<f64> = usage
             .iter()
@@ -57,7 +62,7 @@ impl TaskOrder {
             .collect();
         let vector = |u: usize| usage[u].clone();
         let is_open = |u: usize| open[u];
-        let wanted = |u: usize, r: usize| wants[u][r] > 0.0;
+        let wanted = |u: usize, r: usize| open[u] && wants(u, r);
         let leaves = Leaves {
             vector: &vector,
             sigma,

@@ -215,12 +215,11 @@ pub(crate) fn whole(
                             })
                     })
                     .collect();
-                let wants: Vec<Vec<f64>> = (0..nu)
-                    .map(|n| match queue[n].front() {
-                        Some(&id) if open[n] => tasks[id].demand.clone(),
-                        _ => Vec::new(),
-                    })
-                    .collect();
+                let wants = |n: usize, r: usize| {
+                    queue[n]
+                        .front()
+                        .is_some_and(|&id| tasks[id].demand[r] > 0.0)
+                };
                 match o.next(&usage, &open, &wants) {
                     Some(n) => n,
                     None => break,
