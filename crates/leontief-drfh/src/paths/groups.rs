@@ -26,8 +26,9 @@
 //!    connected graph along which capacity moves. When two groups leave
 //!    pricing to add servers of others (the interior point then spreads
 //!    a group's spare room over every user priced there, crowding its
-//!    step 2), the step runs again with `MORE_GROUPS` more per user, and
-//!    the answer whose most crowded group has fewer users is kept.
+//!    step 2), the step runs again with `MORE_GROUPS` more groups for
+//!    each user that pricing placed outside its own, and the answer whose
+//!    most crowded group has fewer users is kept.
 //! 2. Each group then realises its users' tasks on its own entries: one
 //!    LP per group, with about 2 N / G users on [`GROUP_ENTRIES`] entries
 //!    (the block interior point method or Clarabel), in parallel.
@@ -55,8 +56,8 @@ use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Groups each user may use in step 1 beyond its own when two leave
-/// pricing to add others.
+/// Groups a user may use in step 1 beyond its own when two left pricing
+/// to place it in others.
 const MORE_GROUPS: usize = 2;
 
 /// Groups solved together at the most before the path gives up.
@@ -423,27 +424,25 @@ fn realise<B: LpBackend>(
                 other => Err(other.spent()),
             })
         };
-    // Tasks outside a user's own groups (pricing found its groups short).
-    let priced = |o: &MaxMinOutcome, lists: &[Vec<ServerId>]| {
-        (0..nu).any(|n| {
-            o.tasks
-                .row(n)
-                .iter()
-                .any(|(p, x)| x > 0.0 && lists[n].binary_search(&ServerId(p)).is_err())
-        })
+    // User n holds tasks outside its own groups (pricing found them short).
+    let outside = |o: &MaxMinOutcome, lists: &[Vec<ServerId>], n: usize| {
+        o.tasks
+            .row(n)
+            .iter()
+            .any(|(p, x)| x > 0.0 && lists[n].binary_search(&ServerId(p)).is_err())
     };
     let lists = lists_of(1);
     let mut first = match step1(&lists)? {
         Ok(o) => o,
         Err(spent) => return Ok(Err(spent)),
     };
-    // The most users with a share of one group (step 2's largest LP).
     let mut group_of = vec![0usize; step_servers];
     for (g, pools) in pools_of.iter().enumerate() {
         for &p in pools {
             group_of[p] = g;
         }
     }
+    // The most users with a share of one group (step 2's largest LP).
     let crowd = |o: &MaxMinOutcome| {
         let mut users = vec![0usize; members.len()];
         for n in 0..nu {
@@ -460,15 +459,26 @@ fn realise<B: LpBackend>(
         }
         users.into_iter().max().unwrap_or(0)
     };
-    if priced(&first, &lists) {
-        let wider = lists_of(MORE_GROUPS);
-        if let Ok(o) = step1(&wider)? {
-            if crowd(&o) < crowd(&first) {
-                let lps = first.lps;
-                first = o;
-                first.lps += lps;
-            }
+    let priced: Vec<usize> = (0..nu).filter(|&n| outside(&first, &lists, n)).collect();
+    if !priced.is_empty() {
+        // The users priced outside their groups get more of them; the
+        // answer not kept still counts in the LPs and seconds.
+        let more = lists_of(MORE_GROUPS);
+        let mut wider = lists.clone();
+        for &n in &priced {
+            wider[n].clone_from(&more[n]);
         }
+        let (lps, seconds) = match step1(&wider)? {
+            Ok(mut o) => {
+                if crowd(&o) < crowd(&first) {
+                    std::mem::swap(&mut first, &mut o);
+                }
+                (o.lps, o.solve_seconds)
+            }
+            Err(spent) => (spent.lps, spent.seconds),
+        };
+        first.lps += lps;
+        first.solve_seconds += seconds;
     }
     // Each user's share of each group: the sum over the group's pools.
     if step_servers > members.len() {
