@@ -27,8 +27,10 @@
 //!    rows alone ([`Path::Patterns`]). The rounds run if a master solve
 //!    does not end optimal.
 //! 4. **Pooled first**, from [`GENERATE_FROM`] runnable pairs: without
-//!    placement lists the pooled progressive filling bounds every level;
-//!    when some per-server allocation holds every user at its pooled level
+//!    placement lists the pooled progressive filling bounds every level
+//!    (where some resource is held by some entries only, as a GPU, the
+//!    operator on the entries pooled by kind: one pool would give the
+//!    users of that resource the other entries' capacity); when some per-server allocation holds every user at its pooled level
 //!    it is the answer, certified by the pooled prices. Many users on
 //!    many entries are realised group by group ([`Path::Grouped`]),
 //!    otherwise in one LP on a few candidate pairs per entry
@@ -234,7 +236,10 @@ fn pooled_first<B: LpBackend>(
     placement: bool,
     settings: &MaxMinSettings,
 ) -> Result<Pooled, BackendError> {
-    let bound = pooled::bound(instance, sigma, placement);
+    let (bound, kinds) = match by_kinds(backend, instance, sigma, settings)? {
+        Some((bound, spent)) => (bound, spent),
+        None => (pooled::bound(instance, sigma, placement), Spent::default()),
+    };
     let spent = match groups::try_groups(
         backend,
         instance,
@@ -244,8 +249,11 @@ fn pooled_first<B: LpBackend>(
         settings.level_tolerance,
         settings.columns,
     )? {
-        Ok(out) => return Ok(Pooled::Realised(Box::new(out))),
-        Err(spent) => spent,
+        Ok(mut out) => {
+            kinds.charge(&mut out);
+            return Ok(Pooled::Realised(Box::new(out)));
+        }
+        Err(spent) => spent.and(kinds),
     };
     pooled::try_pooled(
         backend,
@@ -256,6 +264,36 @@ fn pooled_first<B: LpBackend>(
         bound,
         spent,
     )
+}
+
+/// The bound of path 4 where some resource is held by some entries only
+/// (a GPU on a fifth of the servers): the operator on the entries pooled
+/// by kind ([`merge::pool_by_kinds`]), with the LPs it solved. One pool
+/// would hand a user demanding a GPU the capacity of the servers
+/// without one; with shares that weigh the GPU little (k-DF's product
+/// of the two largest) its level is then out of reach and the rounds run
+/// on the whole cluster. `None` with one kind, or when the pooled
+/// operator does not end optimal, and with placement lists (path 4 pools
+/// those by list and kind).
+fn by_kinds<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    settings: &MaxMinSettings,
+) -> Result<Option<(pooled::Bound, Spent)>, BackendError> {
+    let t0 = Instant::now();
+    if instance.has_placement() {
+        return Ok(None);
+    }
+    let Some(pools) = merge::pool_by_kinds(instance, POOLED_LIST_GROUPS) else {
+        return Ok(None);
+    };
+    let on_pools = lex_max_min(backend, &pools.instance, sigma, true, settings)?;
+    if on_pools.status != Status::Optimal {
+        return Ok(None);
+    }
+    let bound = pooled::bound_on_pools(instance, sigma, &pools.group_of, &on_pools, t0);
+    Ok(Some((bound, Spent::of(&on_pools))))
 }
 
 /// Path 4 with placement lists, where the entries each list holds alike

@@ -271,3 +271,29 @@ fn group_path_is_taken() {
         "with a GPU on some entries, the group path realised {gpu_taken} of {gpu_reachable}"
     );
 }
+
+/// k-DF (k = 2) with a GPU on a fifth of the entries: one pool would
+/// hand the GPU users the first resource of the entries without a GPU
+/// (their shares weigh the GPU little, so their pooled levels are high)
+/// and, with 2 resources at 200 x 600, seed 2, those levels are out of
+/// reach; the pools by kind bound them tightly enough to be realised.
+/// The same levels as the flat LP, and a certificate the audit accepts.
+#[test]
+fn kdf_with_a_gpu_on_some_entries_is_bounded_by_kind_and_realised() {
+    for seed in 1..=3u64 {
+        let family = generate::Family::new(200, 600, 2, seed)
+            .from_spec("gpu=0.2")
+            .expect("a shape");
+        let inst = generate::family(&family);
+        let sigma = kdf_sigma(&inst, 2);
+        let what = format!("200 x 600, GPUs on a fifth, seed {seed}");
+        let flat = run(&inst, &sigma, Columns::All);
+        let o = run(&inst, &sigma, Columns::Generated);
+        assert_eq!(o.status, Status::Optimal, "{what}");
+        assert!(o.path.is_pooled(), "{what}: {:?}", o.path);
+        for u in 0..inst.num_users() {
+            assert!(close(flat.levels[u], o.levels[u], 1e-6), "{what}: user {u}");
+        }
+        assert!(certify(&inst, &sigma, &o, &user_tasks(&o)), "{what}");
+    }
+}

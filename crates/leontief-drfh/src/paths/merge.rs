@@ -110,12 +110,30 @@ pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools
     if !instance.has_placement() {
         return None;
     }
+    pool(instance, max_groups, true)
+}
+
+/// The entries that hold the same resources pooled into one entry each
+/// (a GPU on some servers makes two kinds), without placement lists: a
+/// relaxation of `instance`, tighter than one pool (a user demanding a
+/// resource only some entries hold runs only on their pools). `None`
+/// with fewer than two kinds or past `max_groups`.
+pub fn pool_by_kinds(instance: &Instance, max_groups: usize) -> Option<ListPools> {
+    pool(instance, max_groups, false).filter(|p| p.instance.num_entries() >= 2)
+}
+
+/// The entries with the same resources present (and, with `lists`, the
+/// same users listing them) pooled; `None` when no two entries share a
+/// group or past `max_groups` groups.
+fn pool(instance: &Instance, max_groups: usize, lists: bool) -> Option<ListPools> {
     let servers = instance.servers();
     let m = instance.num_resources();
-    let mut listed_by: Vec<Vec<usize>> = vec![Vec::new(); servers.len()];
-    for (n, u) in instance.users().iter().enumerate() {
-        for i in u.servers.iter().flatten() {
-            listed_by[i.0].push(n);
+    let mut listed_by: Vec<Vec<usize>> = vec![Vec::new(); if lists { servers.len() } else { 0 }];
+    if lists {
+        for (n, u) in instance.users().iter().enumerate() {
+            for i in u.servers.iter().flatten() {
+                listed_by[i.0].push(n);
+            }
         }
     }
     let mut index: HashMap<Vec<usize>, usize> = HashMap::new();
@@ -124,7 +142,11 @@ pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools
     for (i, s) in servers.iter().enumerate() {
         // The same users listing it, and the same resources present: a
         // user that can run on the group can run on each of its entries.
-        let mut key = listed_by[i].clone();
+        let mut key = if lists {
+            listed_by[i].clone()
+        } else {
+            Vec::new()
+        };
         key.push(usize::MAX);
         key.extend((0..m).filter(|&r| s.capacity[r] > 0.0));
         let g = *index.entry(key).or_insert_with(|| {
@@ -146,7 +168,7 @@ pub fn pool_by_lists(instance: &Instance, max_groups: usize) -> Option<ListPools
     if groups.len() == servers.len() {
         return None;
     }
-    let raw = on_entries(instance, groups, &group_of, true);
+    let raw = on_entries(instance, groups, &group_of, lists);
     let instance = Instance::new(raw).ok()?;
     Some(ListPools { instance, group_of })
 }
