@@ -60,16 +60,20 @@ use std::time::Instant;
 /// to place it in others.
 const MORE_GROUPS: usize = 2;
 
-/// At most one cluster in this many short: each is joined with a
+/// At most one cluster in this many short, with at most
+/// [`FEW_SHORT_RESOURCES`] resources: each short cluster is joined with a
 /// cluster that realised its share rather than with its neighbour.
 /// Measured at 1,000 x 10,000 (release, end to end): weights and caps on
 /// half the users, 4 resources, seed 2, 3 of 14 groups short, two of
 /// them neighbours whose join fell short again (4.0 s) before a third
-/// group joined them: 9.9 -> 5.2 s. With 6 resources, where 5 to 12 of
-/// 14 fall short, the same rule made the merged clusters larger: GPU on
-/// a fifth, seed 2, 25.1 -> 32.2 s; the generator's own shape, seed 1,
-/// 28-32 -> 80.9 s.
+/// group joined them: 9.9 -> 5.2 s. With 6 resources the same rule made
+/// the merged clusters larger and slower: GPU on a fifth, seed 1, 40 ->
+/// 99 s; seed 2, 25.1 -> 32.2 s (with many short); the generator's own
+/// shape, seed 1, 28-32 -> 80.9 s.
 const FEW_SHORT: usize = 3;
+
+/// See [`FEW_SHORT`].
+const FEW_SHORT_RESOURCES: usize = 4;
 
 /// Groups solved together at the most before the path gives up.
 const MAX_MERGED: usize = 8;
@@ -612,7 +616,8 @@ fn on_groups<B: LpBackend>(
         let mut next_clusters = Vec::new();
         let mut next_parts = Vec::new();
         let mut taken = vec![false; len];
-        let few_short = FEW_SHORT * parts.iter().filter(|p| p.is_none()).count() <= len;
+        let few_short = instance.num_resources() <= FEW_SHORT_RESOURCES
+            && FEW_SHORT * parts.iter().filter(|p| p.is_none()).count() <= len;
         for c in 0..len {
             if taken[c] || parts[c].is_some() {
                 continue;
