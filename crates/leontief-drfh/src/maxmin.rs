@@ -30,8 +30,9 @@
 //!    placement lists the pooled progressive filling bounds every level
 //!    (where some resource is held by some entries only, as a GPU, the
 //!    operator on the entries pooled by kind: one pool would give the
-//!    users of that resource the other entries' capacity); when some per-server allocation holds every user at its pooled level
-//!    it is the answer, certified by the pooled prices. Many users on
+//!    users of that resource the other entries' capacity); when some
+//!    per-server allocation holds every user at its pooled level it is
+//!    the answer, certified by the pooled prices. Many users on
 //!    many entries are realised group by group ([`Path::Grouped`]),
 //!    otherwise in one LP on a few candidate pairs per entry
 //!    ([`Path::Pooled`]). With placement lists whose entries fall into at
