@@ -237,9 +237,10 @@ fn pooled_first<B: LpBackend>(
     placement: bool,
     settings: &MaxMinSettings,
 ) -> Result<Pooled, BackendError> {
-    let (bound, kinds) = match by_kinds(backend, instance, sigma, settings)? {
-        Some((bound, spent)) => (bound, spent),
-        None => (pooled::bound(instance, sigma, placement), Spent::default()),
+    let (found, kinds) = by_kinds(backend, instance, sigma, settings)?;
+    let bound = match found {
+        Some((bound, _)) => bound,
+        None => pooled::bound(instance, sigma, placement),
     };
     let spent = match groups::try_groups(
         backend,
@@ -267,34 +268,53 @@ fn pooled_first<B: LpBackend>(
     )
 }
 
+/// The bound from pooled entries and the answer on them (`None` when
+/// that answer is not optimal), with the LPs it solved.
+type OnPools = (Option<(pooled::Bound, MaxMinOutcome)>, Spent);
+
 /// The bound of path 4 where some resource is held by some entries only
 /// (a GPU on a fifth of the servers): the operator on the entries pooled
-/// by kind ([`merge::pool_by_kinds`]), with the LPs it solved. One pool
-/// would hand a user demanding a GPU the capacity of the servers
-/// without one; with shares that weigh the GPU little (k-DF's product
-/// of the two largest) its level is then out of reach and the rounds run
-/// on the whole cluster. `None` with one kind, or when the pooled
-/// operator does not end optimal, and with placement lists (path 4 pools
-/// those by list and kind).
+/// by kind ([`merge::pool_by_kinds`]). One pool would hand a user
+/// demanding a GPU the capacity of the servers without one; with shares
+/// that weigh the GPU little (k-DF's product of the two largest) its
+/// level is then out of reach and the rounds run on the whole cluster.
+/// `None` with one kind, with placement lists (path 4 pools those by list
+/// and kind), or when the pooled operator does not end optimal; with the
+/// LPs it solved either way.
 fn by_kinds<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     sigma: &[f64],
     settings: &MaxMinSettings,
-) -> Result<Option<(pooled::Bound, Spent)>, BackendError> {
+) -> Result<OnPools, BackendError> {
     let t0 = Instant::now();
     if instance.has_placement() {
-        return Ok(None);
+        return Ok((None, Spent::default()));
     }
     let Some(pools) = merge::pool_by_kinds(instance, POOLED_LIST_GROUPS) else {
-        return Ok(None);
+        return Ok((None, Spent::default()));
     };
+    on_pools(backend, instance, sigma, settings, &pools, t0)
+}
+
+/// The operator on `pools` (a relaxation of `instance`) and the bound it
+/// gives ([`pooled::bound_on_pools`]) with that answer; `None` when it
+/// does not end optimal. With the LPs it solved.
+fn on_pools<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    settings: &MaxMinSettings,
+    pools: &merge::ListPools,
+    t0: Instant,
+) -> Result<OnPools, BackendError> {
     let on_pools = lex_max_min(backend, &pools.instance, sigma, true, settings)?;
+    let spent = Spent::of(&on_pools);
     if on_pools.status != Status::Optimal {
-        return Ok(None);
+        return Ok((None, spent));
     }
     let bound = pooled::bound_on_pools(instance, sigma, &pools.group_of, &on_pools, t0);
-    Ok(Some((bound, Spent::of(&on_pools))))
+    Ok((Some((bound, on_pools)), spent))
 }
 
 /// Path 4 with placement lists, where the entries each list holds alike
@@ -314,12 +334,10 @@ fn pooled_on_lists<B: LpBackend>(
     let Some(pools) = merge::pool_by_lists(instance, POOLED_LIST_GROUPS) else {
         return Ok(None);
     };
-    let on_pools = lex_max_min(backend, &pools.instance, sigma, true, settings)?;
-    let spent = Spent::of(&on_pools);
-    if on_pools.status != Status::Optimal {
+    let (found, spent) = on_pools(backend, instance, sigma, settings, &pools, t0)?;
+    let Some((bound, first)) = found else {
         return Ok(Some(Pooled::Failed(spent)));
-    }
-    let bound = pooled::bound_on_pools(instance, sigma, &pools.group_of, &on_pools, t0);
+    };
     let mut members = vec![Vec::new(); pools.instance.num_entries()];
     for (i, &g) in pools.group_of.iter().enumerate() {
         members[g].push(ServerId(i));
@@ -331,7 +349,7 @@ fn pooled_on_lists<B: LpBackend>(
             sigma,
             &bound,
             &members,
-            &on_pools,
+            &first,
             settings.level_tolerance,
         )? {
             Ok(mut out) => {
