@@ -62,7 +62,7 @@ pub use crate::settings::{
 
 use crate::lp::pricing::{for_each_runnable, seed};
 use crate::paths::pooled::{Pooled, Spent};
-use crate::paths::{capped, groups, merge, patterns, pooled};
+use crate::paths::{capped, groups, merge, pack, patterns, pooled};
 use crate::rounds::rounds;
 use crate::settings::{
     CLARABEL_MAX_USERS, PATTERN_FEW_LISTS, PATTERN_ROWS, PATTERN_ROWS_FEW_LISTS,
@@ -163,8 +163,8 @@ pub fn lex_max_min<B: LpBackend>(
     Ok(out)
 }
 
-/// Path 1: the operator on the classes of exchangeable entries, split
-/// back per entry; `None` when no two entries merge.
+/// Path 1: the operator on the classes of exchangeable entries, packed
+/// back onto the entries; `None` when no two entries merge.
 fn try_classes<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -176,7 +176,8 @@ fn try_classes<B: LpBackend>(
         return Ok(None);
     };
     let mut out = lex_max_min(backend, &merged.instance, sigma, placement, settings)?;
-    merge::split(&mut out, &merged, instance.num_resources());
+    out.tasks = pack::pack_tasks(&out.tasks, &merged);
+    merge::split_certificates(&mut out, &merged, instance.num_resources());
     Ok(Some(out))
 }
 

@@ -125,13 +125,37 @@ fn node_pools_listed_node_by_node_are_solved_as_their_classes() {
             }
             let c = a.certificate.as_ref().expect("a max-min certificate");
             assert_eq!(c.merged_classes, Some(5), "{m} seed {seed}");
-            // Per node: each pool's tasks split evenly over its nodes.
-            for row in &a.tasks.to_dense() {
+            // Per node: a twelfth of its pool's use of every resource, and
+            // each pool's users packed (at most users + 3 x 11 pairs).
+            let mut used = vec![[0.0; 3]; 60];
+            let mut pairs = [0usize; 5];
+            let mut users_on = [0usize; 5];
+            for (n, row) in a.tasks.to_dense().iter().enumerate() {
+                let d = &listed.users()[n].demand;
                 for p in 0..5 {
-                    let first = row[p * 12];
-                    assert!(row[p * 12..(p + 1) * 12]
+                    let on = row[p * 12..(p + 1) * 12]
                         .iter()
-                        .all(|v| (v - first).abs() <= 1e-12 * first.abs().max(1.0)));
+                        .filter(|&&x| x > 0.0)
+                        .count();
+                    pairs[p] += on;
+                    users_on[p] += usize::from(on > 0);
+                }
+                for (i, &x) in row.iter().enumerate() {
+                    for r in 0..3 {
+                        used[i][r] += x * d[r];
+                    }
+                }
+            }
+            for p in 0..5 {
+                assert!(pairs[p] <= users_on[p] + 3 * 11, "{m} seed {seed} pool {p}");
+                for r in 0..3 {
+                    let pool: f64 = used[p * 12..(p + 1) * 12].iter().map(|u| u[r]).sum();
+                    for u in &used[p * 12..(p + 1) * 12] {
+                        assert!(
+                            (u[r] - pool / 12.0).abs() <= 1e-9 * pool.max(1.0),
+                            "{m} seed {seed} pool {p} resource {r}"
+                        );
+                    }
                 }
             }
         }

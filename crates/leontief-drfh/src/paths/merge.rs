@@ -9,7 +9,10 @@
 //! the feasible set and the split realises every merged allocation, so the
 //! lexicographic max-min is the same, and the class's prices, repeated on
 //! every member, are the same certificate. So the Google cell listed as
-//! 12,583 separate entries costs what its 10-class form costs.
+//! 12,583 separate entries costs what its 10-class form costs. The
+//! max-min operator places a class's tasks with [`super::pack`] instead
+//! (the same use on each member, most users on one member); NFC, PS-DSF
+//! and the queues split by count ([`split_allocation`]).
 //!
 //! With placement lists, two entries are interchangeable when their
 //! capacities are equal and every user's list holds both or neither (node
@@ -185,11 +188,11 @@ fn on_entries(
     instance.to_raw_on(entries, lists.then_some(entry_of))
 }
 
-/// Split an outcome on the merged instance back onto the original entries
-/// (tasks by count share, prices repeated on every member).
-pub(crate) fn split(o: &mut MaxMinOutcome, merged: &Merged, m: usize) {
+/// An outcome's certificates on the merged instance back on the original
+/// entries (each class's prices repeated on every member); its tasks are
+/// placed by the caller.
+pub(crate) fn split_certificates(o: &mut MaxMinOutcome, merged: &Merged, m: usize) {
     let classes = merged.instance.num_entries();
-    o.tasks = split_tasks(&o.tasks, merged);
     for c in &mut o.certificates {
         let by_class = std::mem::take(&mut c.prices);
         c.prices = merged

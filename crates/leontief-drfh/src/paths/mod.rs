@@ -4,6 +4,7 @@
 pub mod capped;
 pub mod groups;
 pub mod merge;
+pub(crate) mod pack;
 pub mod patterns;
 pub mod pooled;
 pub mod realise;
