@@ -29,6 +29,10 @@ use pool::{pool_put, pool_take, POOL_UP_TO};
 
 const NAME: &str = "highs";
 
+/// HiGHS's finest primal and dual feasibility tolerance
+/// ([`LoadedLp::finest_tolerances`]).
+const FINEST_TOLERANCE: f64 = 1e-10;
+
 pub use settings::{
     Algorithm, HighsSettings, SettingsError, AUTO_IPM_COLUMNS, AUTO_IPM_ROWS, AUTO_IPM_WIDTH,
 };
@@ -93,6 +97,8 @@ pub struct HighsLp {
     time_limit: Option<f64>,
     /// Every solve from scratch ([`LoadedLp::prefer_cold_start`]).
     cold: bool,
+    /// The settings' primal and dual feasibility tolerances.
+    tolerances: (f64, f64),
 }
 
 // SAFETY: a HiGHS instance is a self-contained C++ object with no thread
@@ -208,6 +214,10 @@ impl HighsLp {
             auto: settings.algorithm == Algorithm::Auto,
             time_limit: settings.time_limit,
             cold: false,
+            tolerances: (
+                settings.primal_feasibility_tolerance,
+                settings.dual_feasibility_tolerance,
+            ),
         };
         lp.set_bool("output_flag", settings.verbose)?;
         lp.set_bool("log_to_console", settings.verbose)?;
@@ -485,6 +495,17 @@ impl LoadedLp for HighsLp {
             self.set_string("presolve", "off")?;
         }
         Ok(())
+    }
+
+    /// Primal and dual feasibility tolerances at 1e-10, HiGHS's finest
+    /// (the settings' where finer). At the default 1e-9 the pattern
+    /// master's prices left 10,000 users in one round (10,000 x 150, 3
+    /// resources) up to 5.6e-6 of room (relative), past the audit's 1e-6;
+    /// at 1e-10, 3.4e-7, at the same cost.
+    fn finest_tolerances(&mut self) -> Result<(), BackendError> {
+        let (primal, dual) = self.tolerances;
+        self.set_double("primal_feasibility_tolerance", primal.min(FINEST_TOLERANCE))?;
+        self.set_double("dual_feasibility_tolerance", dual.min(FINEST_TOLERANCE))
     }
 
     /// Primal simplex without presolve from the last basis, unless the

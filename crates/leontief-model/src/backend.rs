@@ -187,6 +187,14 @@ pub trait LoadedLp {
     fn prefer_warm_simplex(&mut self) -> Result<(), BackendError> {
         Ok(())
     }
+    /// Solve with the finest feasibility tolerances the backend has, or
+    /// the caller's settings where finer: an LP whose duals certify many
+    /// users at once (the pattern master, one round holding 10,000 users:
+    /// each user's room in the certificate is the duality gap over its
+    /// own share of the total, about 1e-4 of it). Default: nothing.
+    fn finest_tolerances(&mut self) -> Result<(), BackendError> {
+        Ok(())
+    }
     /// Solve by primal simplex without presolve from the last solve's
     /// basis, where the caller's settings leave the choice open: an LP
     /// whose changes keep the last optimum feasible and only open room

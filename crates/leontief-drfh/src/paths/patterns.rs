@@ -423,6 +423,9 @@ pub(crate) fn try_patterns<B: LpBackend>(
             _ => {
                 let mut fresh = load_fresh(backend, &s, conv, cap, &new)?;
                 fresh.prefer_warm_simplex()?;
+                // Its prices are the certificate of every user a round
+                // blocks, each with its own share of the gap.
+                fresh.finest_tolerances()?;
                 lp = Some(fresh);
                 round.cols.clear();
                 round.first = 0;
