@@ -224,6 +224,20 @@ impl Setup {
         (on, u)
     }
 
+    /// What the active users of `block` pay at row prices `p` on the
+    /// entries of pattern `on`, per unit of theta: `sum_n a_n d_n . q_on(n)`.
+    fn pattern_cost(&self, instance: &Instance, p: &[f64], on: &[u32], block: &[usize]) -> f64 {
+        let q = self.unit_prices(p);
+        block
+            .iter()
+            .map(|&n| {
+                let d = &instance.users()[n].demand;
+                let base = on[n] as usize * self.m;
+                self.a[n] * (0..self.m).map(|r| d[r] * q[base + r]).sum::<f64>()
+            })
+            .sum()
+    }
+
     /// The master column of a pattern with per-user tasks `coef`.
     fn column(&self, instance: &Instance, on: &[u32], coef: &[f64], cost: f64) -> NewCol {
         let mut v = vec![0.0; self.rows];
@@ -438,6 +452,7 @@ pub(crate) fn try_patterns<B: LpBackend>(
         }
         // Price in patterns until none improves.
         let mut sol = None;
+        let mut centre: Option<Centre> = None;
         for _ in 0..MAX_SOLVES_PER_ROUND {
             let x = lp.solve()?;
             out.lps += 1;
@@ -446,7 +461,7 @@ pub(crate) fn try_patterns<B: LpBackend>(
                 return Ok(None);
             }
             let tp = Instant::now();
-            let (added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held);
+            let (added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held, &mut centre);
             let pricing = tp.elapsed().as_secs_f64();
             out.pricing_passes += 1;
             out.pricing_seconds += pricing;
@@ -555,9 +570,27 @@ fn row_prices(s: &Setup, x: &Solution) -> Vec<f64> {
     x.row_dual[..s.rows].iter().map(|&y| y.max(0.0)).collect()
 }
 
+/// The best dual point of a round so far, for in-out stabilisation
+/// (Wentges smoothing): row prices scaled so that the active users'
+/// prices sum to 1 (`sum_n a_n u_n = 1`), and the bound on theta they
+/// give, `sum_rows p - sum_frozen X_n u_n` (weak duality, any `p >= 0`).
+struct Centre {
+    p: Vec<f64>,
+    bound: f64,
+}
+
+/// The centre's weight in the smoothed prices at which a second active
+/// pattern is priced each pass.
+const SMOOTHING: f64 = 0.85;
+
 /// The patterns that price in at the solution `x`: the best active one
 /// and the best frozen one, each when its reduced cost is positive; and
-/// the active users' prices u_n.
+/// the active users' prices u_n. While an active pattern prices in, the
+/// best one at prices between `centre` and `x`'s is added too when it
+/// also prices in at `x` (the master's duals jump from vertex to vertex;
+/// the smoothed prices find the patterns of the optimum in fewer
+/// passes). The end test is the exact one, at `x`'s prices.
+#[allow(clippy::too_many_arguments)]
 fn price_in(
     s: &Setup,
     instance: &Instance,
@@ -566,22 +599,63 @@ fn price_in(
     act: &[usize],
     fro: &[usize],
     held: &[f64],
+    centre: &mut Option<Centre>,
 ) -> (Vec<(bool, Vec<u32>)>, Vec<f64>) {
     let p = row_prices(s, x);
     let mut added = Vec::new();
     let kappa = x.row_dual[round.cap_row.0].max(0.0);
     let (on, u_active) = s.best(instance, &p, act);
     let cost: f64 = act.iter().map(|&n| s.a[n] * u_active[n]).sum();
-    if 1.0 - kappa - cost > PRICING_TOLERANCE {
-        added.push((true, on));
-    }
+    let prices_in = 1.0 - kappa - cost > PRICING_TOLERANCE;
+    let mut held_cost = 0.0;
     if !fro.is_empty() {
         let pi = x.row_dual[round.conv.0];
         let (on, u) = s.best(instance, &p, fro);
-        let cost: f64 = fro.iter().map(|&n| held[n] * u[n]).sum();
-        if -pi - cost > PRICING_TOLERANCE * pi.abs().max(1.0) {
+        held_cost = fro.iter().map(|&n| held[n] * u[n]).sum();
+        if -pi - held_cost > PRICING_TOLERANCE * pi.abs().max(1.0) {
             added.push((false, on));
         }
+    }
+    if prices_in {
+        if cost > 0.0 {
+            let bound = (p.iter().sum::<f64>() - held_cost) / cost;
+            if centre.as_ref().is_none_or(|c| bound < c.bound) {
+                *centre = Some(Centre {
+                    p: p.iter().map(|v| v / cost).collect(),
+                    bound,
+                });
+            }
+        }
+        if let (Some(c), true) = (centre.as_ref(), cost > 0.0) {
+            let q: Vec<f64> =
+                c.p.iter()
+                    .zip(&p)
+                    .map(|(c, p)| SMOOTHING * c + (1.0 - SMOOTHING) * p / cost)
+                    .collect();
+            let (on_q, u_q) = s.best(instance, &q, act);
+            let at_x = s.pattern_cost(instance, &p, &on_q, act);
+            let extra = on_q != on && 1.0 - kappa - at_x > PRICING_TOLERANCE;
+            let scale: f64 = act.iter().map(|&n| s.a[n] * u_q[n]).sum();
+            if scale > 0.0 {
+                let held_q: f64 = if fro.is_empty() {
+                    0.0
+                } else {
+                    let (_, u) = s.best(instance, &q, fro);
+                    fro.iter().map(|&n| held[n] * u[n]).sum()
+                };
+                let bound = (q.iter().sum::<f64>() - held_q) / scale;
+                if centre.as_ref().is_none_or(|c| bound < c.bound) {
+                    *centre = Some(Centre {
+                        p: q.iter().map(|v| v / scale).collect(),
+                        bound,
+                    });
+                }
+            }
+            if extra {
+                added.push((true, on_q));
+            }
+        }
+        added.push((true, on));
     }
     (added, u_active)
 }
