@@ -167,3 +167,33 @@ fn the_pooled_groups_are_taken() {
     }
     assert!(2 * taken >= cases, "the groups realised {taken} of {cases}");
 }
+
+/// A list group on many entries (500 entries, about 500 users each) is
+/// realised by the groups' two steps within it: the answer is still on
+/// every user's list, within caps, and certified by the pooled prices.
+#[test]
+fn a_large_list_group_is_realised_group_by_group() {
+    for (seed, m) in [(1u64, 2usize), (2, 3)] {
+        let inst = shape(800, 1_000, m, 2, false, false, seed == 2, seed == 2, seed);
+        let sigma = dominant_sigma(&inst);
+        let o = run(&inst, &sigma, Columns::Auto);
+        assert_eq!(o.status, Status::Optimal, "seed {seed}");
+        assert!(on_lists(&inst, &o), "seed {seed}: path {:?}", o.path);
+        let x = o.tasks.user_totals();
+        for (n, u) in inst.users().iter().enumerate() {
+            assert!(
+                u.tasks.is_none_or(|t| x[n] <= t * (1.0 + 1e-9)),
+                "user {n} over its cap"
+            );
+        }
+        assert!(
+            certify(&inst, &sigma, &o, &x),
+            "seed {seed}: path {:?}",
+            o.path
+        );
+        let mut y = x.clone();
+        let u = o.certificates[0].users[0];
+        y[u] *= 0.99;
+        assert!(!certify(&inst, &sigma, &o, &y), "seed {seed}");
+    }
+}
