@@ -583,6 +583,21 @@ struct Centre {
     bound: f64,
 }
 
+impl Centre {
+    /// Keep row prices `p` as the centre when their bound is lower:
+    /// `scale` is `sum_n a_n u_n` at `p`, `held` is
+    /// `sum_frozen X_n u_n` at `p`.
+    fn offer(centre: &mut Option<Centre>, p: &[f64], scale: f64, held: f64) {
+        let bound = (p.iter().sum::<f64>() - held) / scale;
+        if centre.as_ref().is_none_or(|c| bound < c.bound) {
+            *centre = Some(Centre {
+                p: p.iter().map(|v| v / scale).collect(),
+                bound,
+            });
+        }
+    }
+}
+
 /// The centre's weight in the smoothed prices at which a second active
 /// pattern is priced each pass.
 const SMOOTHING: f64 = 0.85;
@@ -622,13 +637,7 @@ fn price_in(
     }
     if prices_in {
         if cost > 0.0 {
-            let bound = (p.iter().sum::<f64>() - held_cost) / cost;
-            if centre.as_ref().is_none_or(|c| bound < c.bound) {
-                *centre = Some(Centre {
-                    p: p.iter().map(|v| v / cost).collect(),
-                    bound,
-                });
-            }
+            Centre::offer(centre, &p, cost, held_cost);
         }
         if let (Some(c), true) = (centre.as_ref(), cost > 0.0) {
             let q: Vec<f64> =
@@ -647,13 +656,7 @@ fn price_in(
                     let (_, u) = s.best(instance, &q, fro);
                     fro.iter().map(|&n| held[n] * u[n]).sum()
                 };
-                let bound = (q.iter().sum::<f64>() - held_q) / scale;
-                if centre.as_ref().is_none_or(|c| bound < c.bound) {
-                    *centre = Some(Centre {
-                        p: q.iter().map(|v| v / scale).collect(),
-                        bound,
-                    });
-                }
+                Centre::offer(centre, &q, scale, held_q);
             }
             if extra {
                 added.push((true, on_q));
