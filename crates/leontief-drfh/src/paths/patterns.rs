@@ -216,8 +216,7 @@ impl Setup {
             let d = &instance.users()[n].demand;
             let (mut best, mut cost) = (OFF, INF);
             for &i in &self.entries[n] {
-                let base = i as usize * self.m;
-                let c: f64 = (0..self.m).map(|r| d[r] * q[base + r]).sum();
+                let c = self.task_price(d, &q, i);
                 if c < cost {
                     (best, cost) = (i, c);
                 }
@@ -234,12 +233,14 @@ impl Setup {
         let q = self.unit_prices(p);
         block
             .iter()
-            .map(|&n| {
-                let d = &instance.users()[n].demand;
-                let base = on[n] as usize * self.m;
-                self.a[n] * (0..self.m).map(|r| d[r] * q[base + r]).sum::<f64>()
-            })
+            .map(|&n| self.a[n] * self.task_price(&instance.users()[n].demand, &q, on[n]))
             .sum()
+    }
+
+    /// One task of demand `d` on entry `i` at unit prices `q`.
+    fn task_price(&self, d: &[f64], q: &[f64], i: u32) -> f64 {
+        let base = i as usize * self.m;
+        (0..self.m).map(|r| d[r] * q[base + r]).sum()
     }
 
     /// The master column of a pattern with per-user tasks `coef`.
