@@ -134,14 +134,15 @@ proptest! {
     #![proptest_config(leontief_core::strategies::config(256))]
 
     /// Groups of 3 to 8 entries on 12 to 40 heterogeneous entries, 8 to 40
-    /// users, 2 to 4 resources, with weights, caps, zero demands, a
+    /// users, 2 to 6 resources (with 5 and 6, step 1 on roomy groups and
+    /// the pure users on every group), with weights, caps, zero demands, a
     /// resource nobody demands, identical entries listed separately, ties
     /// or a GPU on a third of the entries; DRFH and 2-DF shares.
     #[test]
     fn group_path_matches_the_flat_lp_and_certifies(
         n in 8usize..40,
         k in 12usize..40,
-        m in 2usize..5,
+        m in 2usize..7,
         seed in 1u64..10_000,
         entries in 3usize..9,
         feature in feature(),

@@ -28,7 +28,15 @@
 //!    a group's spare room over every user priced there, crowding its
 //!    step 2), the step runs again with `MORE_GROUPS` more groups for
 //!    each user that pricing placed outside its own, and the answer whose
-//!    most crowded group has fewer users is kept.
+//!    most crowded group has fewer users is kept. With more than
+//!    [`FEW_SHORT_RESOURCES`] resources, two more rules: the users nearest
+//!    each resource alone ([`pure_users`]) may use every group (an entry
+//!    rich in the resource the levels fill and poor in several others can
+//!    be filled only by such users, and a group dealt none of them cannot
+//!    fill it, whatever its shares), and step 1 runs first on groups that
+//!    keep [`SLACK_KEPT`] of each resource's room at the pooled levels, so
+//!    that no group is given users that fill three or four resources at
+//!    once.
 //! 2. Each group then realises its users' tasks on its own entries: one
 //!    LP per group, with about 2 N / G users on [`GROUP_ENTRIES`] entries
 //!    (the block interior point method or Clarabel), in parallel.
@@ -74,6 +82,29 @@ const FEW_SHORT: usize = 3;
 
 /// See [`FEW_SHORT`].
 const FEW_SHORT_RESOURCES: usize = 4;
+
+/// Pure users' use of each resource ([`pure_users`]) at the pooled
+/// levels, per unit of its total. Measured at 1,000 x 10,000 with 6
+/// resources, seed 1, no verification: 1% (with [`PURE_MOST`]) 2.6 s on
+/// the generator's shape, 37.8 s with weights and caps; 2% 6.7 s and
+/// 41.4 s; none 28 s and 156 s.
+const PURE_USE: f64 = 0.01;
+
+/// Pure users per resource at the most: with two demand shapes
+/// (`demand=bimodal`) many users tie, and 1% of a resource took many of
+/// them onto every group (group LPs 0.03 -> 1 s each). 4: 1.1 / 3.7 / 58.7 s
+/// (bimodal, generator's shape, caps); 8: 1.4 / 2.6 / 37.8 s.
+const PURE_MOST: usize = 8;
+
+/// The share of each resource's room at the pooled levels that step 1
+/// leaves unused on every group (with more than [`FEW_SHORT_RESOURCES`]
+/// resources). With weights and caps on half the users (1,000 x 10,000,
+/// 6 resources, seed 1), step 1 gave a group users that filled 99.97% of
+/// two resources besides the one the levels fill, and the group could not
+/// pack them: with 0.5, 41 -> 34 s (2% pure use) and 69 -> 27 s (20 pure
+/// users per resource); other shapes within noise. Not used with 2-4
+/// resources: there it made weights and caps slower (5.5 -> 9.2 s, m = 4).
+const SLACK_KEPT: f64 = 0.5;
 
 /// Groups solved together at the most before the path gives up.
 const MAX_MERGED: usize = 8;
@@ -270,6 +301,7 @@ fn deal(instance: &Instance, entries: usize) -> Option<Vec<Vec<ServerId>>> {
 fn deal_users(
     instance: &Instance,
     active: &[bool],
+    pure: &[bool],
     held: &[Vec<bool>],
     more: usize,
 ) -> Vec<Vec<ServerId>> {
@@ -286,6 +318,10 @@ fn deal_users(
             .filter(|&g| d.iter().zip(&held[g]).all(|(&x, &h)| x == 0.0 || h))
             .collect();
         if fits.is_empty() {
+            continue;
+        }
+        if pure[n] {
+            out[n] = fits.into_iter().map(ServerId).collect();
             continue;
         }
         let len = fits.len();
@@ -320,6 +356,75 @@ fn dealt(keys: Vec<f64>, groups: usize) -> Vec<usize> {
     let mut out = vec![usize::MAX; keys.len()];
     for (pos, &j) in order.iter().enumerate() {
         out[j] = pos % groups;
+    }
+    out
+}
+
+/// Each resource's use at the pooled `level`s, per unit of its total.
+fn used_at(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<f64> {
+    let total = instance.total_capacity();
+    let mut used = vec![0.0; total.len()];
+    for (n, u) in instance.users().iter().enumerate() {
+        if level[n] > 0.0 && sigma[n] > 0.0 {
+            let tasks = level[n] * u.weight / sigma[n];
+            for (a, d) in used.iter_mut().zip(&u.demand) {
+                *a += tasks * d;
+            }
+        }
+    }
+    used.iter()
+        .zip(total)
+        .map(|(&u, &t)| if t > 0.0 { u / t } else { 0.0 })
+        .collect()
+}
+
+/// The users nearest each resource alone: per resource, the active users
+/// by the share of that resource in their demand (per unit of total
+/// capacity), most first, until their use of it at the pooled `level`s
+/// reaches [`PURE_USE`] of its total, [`PURE_MOST`] at the most.
+///
+/// With 6 resources, 1,000 x 10,000, the generator's shape (seed 1), 12 of
+/// 715 entries of a group stayed short in step 2: rich in the resource the
+/// levels fill and poor in three others. With every user of the group
+/// allowed up to twice its share they stayed short; with the 24 users
+/// nearest each resource alone added, the group filled them. Such users
+/// now may use every group, and step 1 spreads them where they are needed:
+/// all 14 groups realise their shares, 28 -> 2.6 s.
+fn pure_users(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<bool> {
+    let total = instance.total_capacity();
+    let users = instance.users();
+    let mut out = vec![false; users.len()];
+    let active: Vec<usize> = (0..users.len())
+        .filter(|&n| level[n] > 0.0 && sigma[n] > 0.0)
+        .collect();
+    for r in (0..total.len()).filter(|&r| total[r] > 0.0) {
+        let share = |n: usize| {
+            let d = &users[n].demand;
+            let sum: f64 = d
+                .iter()
+                .zip(total)
+                .map(|(&x, &t)| if t > 0.0 { x / t } else { 0.0 })
+                .sum();
+            if sum > 0.0 {
+                d[r] / total[r] / sum
+            } else {
+                0.0
+            }
+        };
+        let mut order: Vec<(f64, usize)> = active
+            .iter()
+            .map(|&n| (share(n), n))
+            .filter(|e| e.0 > 0.0)
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut taken = 0.0;
+        for (_, n) in order.into_iter().take(PURE_MOST) {
+            if taken >= PURE_USE {
+                break;
+            }
+            out[n] = true;
+            taken += level[n] * users[n].weight / sigma[n] * users[n].demand[r] / total[r];
+        }
     }
     out
 }
@@ -384,6 +489,7 @@ fn realise<B: LpBackend>(
     // Step 1: each group as [`SUB_POOLS`] servers, its entries sorted by
     // the angle of their capacity and cut into that many runs.
     let total = instance.total_capacity();
+    let many = instance.num_resources() > FEW_SHORT_RESOURCES;
     let mut servers: Vec<RawServer> = Vec::new();
     // The step-1 servers of each group.
     let mut pools_of: Vec<Vec<usize>> = Vec::with_capacity(members.len());
@@ -420,18 +526,43 @@ fn realise<B: LpBackend>(
                 .collect()
         })
         .collect();
-    let users_raw = (0..nu).map(|n| raw_user(instance, n, true)).collect();
     let step_servers = servers.len();
-    let raw = part_of(instance, servers, users_raw);
-    let Ok(merged) = Instance::new(raw) else {
+    // The step-1 instance, each resource's capacity times `kept`.
+    let merged_at = |kept: &[f64]| {
+        let mut servers = servers.clone();
+        for s in &mut servers {
+            for (a, k) in s.capacity.iter_mut().zip(kept) {
+                *a *= k;
+            }
+        }
+        let users_raw = (0..nu).map(|n| raw_user(instance, n, true)).collect();
+        Instance::new(part_of(instance, servers, users_raw)).ok()
+    };
+    let Some(merged) = merged_at(&vec![1.0; total.len()]) else {
         return Ok(Err(Spent::default()));
     };
+    // With more than [`FEW_SHORT_RESOURCES`] resources, step 1 first on
+    // groups that keep [`SLACK_KEPT`] of each resource's room.
+    let roomy = many
+        .then(|| {
+            let kept: Vec<f64> = used_at(instance, sigma, level)
+                .iter()
+                .map(|&u| 1.0 - SLACK_KEPT * (1.0 - u).max(0.0))
+                .collect();
+            merged_at(&kept)
+        })
+        .flatten();
     let active: Vec<bool> = level.iter().map(|&l| l > 0.0).collect();
+    let pure = if many {
+        pure_users(instance, sigma, level)
+    } else {
+        vec![false; nu]
+    };
     // Each user's candidate groups (see [`deal_users`]). (The sector
     // candidates of the one-LP path gave a group at an extreme direction
     // 9,902 of 10,000 users: each user's only group in that sector.)
     let lists_of = |more: usize| -> Vec<Vec<ServerId>> {
-        deal_users(instance, &active, &held, more)
+        deal_users(instance, &active, &pure, &held, more)
             .into_iter()
             .map(|groups| {
                 groups
@@ -443,25 +574,24 @@ fn realise<B: LpBackend>(
     };
     // On Clarabel whatever the number of users: the few groups' capacity
     // rows are all its factorisation fills in.
-    let step1 =
-        |lists: &[Vec<ServerId>]| -> Result<Result<Box<MaxMinOutcome>, Spent>, BackendError> {
-            let found = at_levels(
-                &crate::solvers::direct::Direct::new(backend.time_limit())?,
-                &merged,
-                sigma,
-                false,
-                lists,
-                level,
-                base.clone(),
-                level_tolerance,
-            )?;
-            Ok(match found {
-                Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => {
-                    Ok(o)
-                }
-                other => Err(other.spent()),
-            })
-        };
+    let step1 = |merged: &Instance,
+                 lists: &[Vec<ServerId>]|
+     -> Result<Result<Box<MaxMinOutcome>, Spent>, BackendError> {
+        let found = at_levels(
+            &crate::solvers::direct::Direct::new(backend.time_limit())?,
+            merged,
+            sigma,
+            false,
+            lists,
+            level,
+            base.clone(),
+            level_tolerance,
+        )?;
+        Ok(match found {
+            Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => Ok(o),
+            other => Err(other.spent()),
+        })
+    };
     // User n holds tasks outside its own groups (pricing found them short).
     let outside = |o: &MaxMinOutcome, lists: &[Vec<ServerId>], n: usize| {
         o.tasks
@@ -470,9 +600,29 @@ fn realise<B: LpBackend>(
             .any(|(p, x)| x > 0.0 && lists[n].binary_search(&ServerId(p)).is_err())
     };
     let lists = lists_of(1);
-    let mut first = match step1(&lists)? {
-        Ok(o) => o,
-        Err(spent) => return Ok(Err(spent)),
+    // Step 1 on the roomy groups, or where they cannot hold the levels, on
+    // the groups as they are (the LPs of the first try counted).
+    let mut on = &merged;
+    let mut tried = Spent::default();
+    let mut roomy_first = None;
+    if let Some(roomy) = &roomy {
+        match step1(roomy, &lists)? {
+            Ok(o) => {
+                on = roomy;
+                roomy_first = Some(o);
+            }
+            Err(spent) => tried = spent,
+        }
+    }
+    let mut first = match roomy_first {
+        Some(o) => o,
+        None => match step1(on, &lists)? {
+            Ok(mut o) => {
+                tried.charge(&mut o);
+                o
+            }
+            Err(spent) => return Ok(Err(spent.and(tried))),
+        },
     };
     let mut group_of = vec![0usize; step_servers];
     for (g, pools) in pools_of.iter().enumerate() {
@@ -506,7 +656,7 @@ fn realise<B: LpBackend>(
         for &n in &priced {
             wider[n].clone_from(&more[n]);
         }
-        let (lps, seconds) = match step1(&wider)? {
+        let (lps, seconds) = match step1(on, &wider)? {
             Ok(mut o) => {
                 if crowd(&o) < crowd(&first) {
                     std::mem::swap(&mut first, &mut o);
@@ -760,7 +910,73 @@ fn on_groups<B: LpBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::auto;
+    use super::{auto, pure_users, PURE_MOST};
+    use leontief_core::{Instance, RawInstance, RawServer, RawUser};
+
+    /// Three users each near one resource alone, twelve balanced ones, on
+    /// 10 of each resource in all.
+    fn three_pure_twelve_balanced() -> Instance {
+        let mut users: Vec<[f64; 3]> = vec![[1.0, 0.1, 0.1], [0.1, 1.0, 0.1], [0.1, 0.1, 1.0]];
+        users.extend(std::iter::repeat([0.5, 0.5, 0.5]).take(12));
+        Instance::new(RawInstance {
+            name: None,
+            description: None,
+            resources: vec!["a".into(), "b".into(), "c".into()],
+            servers: vec![RawServer {
+                name: "s".into(),
+                capacity: vec![5.0, 5.0, 5.0],
+                count: Some(2),
+            }],
+            users: users
+                .iter()
+                .enumerate()
+                .map(|(j, d)| RawUser {
+                    name: format!("u{j}"),
+                    demand: d.to_vec(),
+                    weight: None,
+                    tasks: None,
+                    servers: None,
+                    rank_weights: None,
+                    queue: None,
+                })
+                .collect(),
+            queues: None,
+            quantum: None,
+        })
+        .expect("valid")
+    }
+
+    /// Levels at which every user runs `tasks` tasks (sigma 1: the level
+    /// is the task count).
+    fn pure_at(inst: &Instance, tasks: f64) -> Vec<bool> {
+        let n = inst.num_users();
+        pure_users(inst, &vec![1.0; n], &vec![tasks; n])
+    }
+
+    /// Each pure user alone takes 2% of its resource at 0.2 tasks: one
+    /// user per resource, the one nearest it.
+    #[test]
+    fn the_user_nearest_each_resource_alone_is_pure() {
+        let inst = three_pure_twelve_balanced();
+        let pure = pure_at(&inst, 0.2);
+        let chosen: Vec<usize> = (0..15).filter(|&n| pure[n]).collect();
+        assert_eq!(chosen, vec![0, 1, 2]);
+    }
+
+    /// At 0.01 tasks a user takes 0.05-0.1% of a resource, and the twelve
+    /// balanced users would not reach 1% of it: per resource, the user
+    /// nearest it and then the balanced ones (tied, by index) until
+    /// [`PURE_MOST`] in all; the last five balanced users are not pure.
+    #[test]
+    fn pure_users_stop_at_the_most_per_resource() {
+        let inst = three_pure_twelve_balanced();
+        let pure = pure_at(&inst, 0.01);
+        assert_eq!(PURE_MOST, 8);
+        let chosen: Vec<usize> = (0..15).filter(|&n| pure[n]).collect();
+        assert_eq!(chosen, (0..10).collect::<Vec<_>>());
+        // No user active: none pure.
+        assert!(pure_at(&inst, 0.0).iter().all(|&p| !p));
+    }
 
     /// Groups of 100 with many users; larger groups where users are
     /// fewer (about 150 a group); none below four groups.
