@@ -917,7 +917,7 @@ mod tests {
     /// 10 of each resource in all.
     fn three_pure_twelve_balanced() -> Instance {
         let mut users: Vec<[f64; 3]> = vec![[1.0, 0.1, 0.1], [0.1, 1.0, 0.1], [0.1, 0.1, 1.0]];
-        users.extend(std::iter::repeat([0.5, 0.5, 0.5]).take(12));
+        users.extend(std::iter::repeat_n([0.5, 0.5, 0.5], 12));
         Instance::new(RawInstance {
             name: None,
             description: None,
