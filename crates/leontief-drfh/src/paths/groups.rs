@@ -29,7 +29,8 @@
 //!    step 2), the step runs again with `MORE_GROUPS` more groups for
 //!    each user that pricing placed outside its own, and the answer whose
 //!    most crowded group has fewer users is kept. With more than
-//!    [`FEW_SHORT_RESOURCES`] resources, two more rules: the users nearest
+//!    [`FEW_SHORT_RESOURCES`] resources and more entries than twice the
+//!    users, two more rules: the users nearest
 //!    each resource alone ([`pure_users`]) may use every group (an entry
 //!    rich in the resource the levels fill and poor in several others can
 //!    be filled only by such users, and a group dealt none of them cannot
@@ -390,6 +391,13 @@ fn used_at(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<f64> {
 /// nearest each resource alone added, the group filled them. Such users
 /// now may use every group, and step 1 spreads them where they are needed:
 /// all 14 groups realise their shares, 28 -> 2.6 s.
+///
+/// Only where the entries outnumber twice the users (each user is in two
+/// groups, so a group then has fewer users than entries). With 10,000
+/// users on 10,000 entries (groups of 100 entries, about 200 users each),
+/// the same rules made every 6-resource shape measured slower: few huge
+/// tasks 86 -> 123 s, the lognormal shape 57 -> 102 s, weights and caps
+/// 109 -> more than 150 s.
 fn pure_users(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<bool> {
     let total = instance.total_capacity();
     let users = instance.users();
@@ -489,7 +497,11 @@ fn realise<B: LpBackend>(
     // Step 1: each group as [`SUB_POOLS`] servers, its entries sorted by
     // the angle of their capacity and cut into that many runs.
     let total = instance.total_capacity();
-    let many = instance.num_resources() > FEW_SHORT_RESOURCES;
+    // The rules for many resources, where a group's users are fewer than
+    // its entries (see [`pure_users`]).
+    let active_users = level.iter().filter(|&&l| l > 0.0).count();
+    let many =
+        instance.num_resources() > FEW_SHORT_RESOURCES && instance.num_entries() > 2 * active_users;
     let mut servers: Vec<RawServer> = Vec::new();
     // The step-1 servers of each group.
     let mut pools_of: Vec<Vec<usize>> = Vec::with_capacity(members.len());
