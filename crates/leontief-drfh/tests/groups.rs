@@ -134,8 +134,9 @@ proptest! {
     #![proptest_config(leontief_core::strategies::config(256))]
 
     /// Groups of 3 to 8 entries on 12 to 40 heterogeneous entries, 8 to 40
-    /// users, 2 to 6 resources (with 5 and 6, step 1 on roomy groups and
-    /// the pure users on every group), with weights, caps, zero demands, a
+    /// users, 2 to 6 resources (with 5 and 6 and more entries than twice
+    /// the users, step 1 on roomy groups and the pure users on every
+    /// group), with weights, caps, zero demands, a
     /// resource nobody demands, identical entries listed separately, ties
     /// or a GPU on a third of the entries; DRFH and 2-DF shares.
     #[test]

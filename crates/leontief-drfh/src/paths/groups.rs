@@ -81,7 +81,8 @@ const MORE_GROUPS: usize = 2;
 /// shape, seed 1, 28-32 -> 80.9 s.
 const FEW_SHORT: usize = 3;
 
-/// See [`FEW_SHORT`].
+/// Resources up to which [`FEW_SHORT`] applies; above it, where the
+/// entries outnumber twice the users, [`pure_users`] and [`SLACK_KEPT`].
 const FEW_SHORT_RESOURCES: usize = 4;
 
 /// Pure users' use of each resource ([`pure_users`]) at the pooled
@@ -99,7 +100,7 @@ const PURE_MOST: usize = 8;
 
 /// The share of each resource's room at the pooled levels that step 1
 /// leaves unused on every group (with more than [`FEW_SHORT_RESOURCES`]
-/// resources). With weights and caps on half the users (1,000 x 10,000,
+/// resources and more entries than twice the users). With weights and caps on half the users (1,000 x 10,000,
 /// 6 resources, seed 1), step 1 gave a group users that filled 99.97% of
 /// two resources besides the one the levels fill, and the group could not
 /// pack them: with 0.5, 41 -> 34 s (2% pure use) and 69 -> 27 s (20 pure
@@ -361,16 +362,23 @@ fn dealt(keys: Vec<f64>, groups: usize) -> Vec<usize> {
     out
 }
 
+/// User `n`'s tasks at its pooled level (none where it runs none).
+fn tasks_at(instance: &Instance, sigma: &[f64], level: &[f64], n: usize) -> f64 {
+    if level[n] > 0.0 && sigma[n] > 0.0 {
+        level[n] * instance.users()[n].weight / sigma[n]
+    } else {
+        0.0
+    }
+}
+
 /// Each resource's use at the pooled `level`s, per unit of its total.
 fn used_at(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<f64> {
     let total = instance.total_capacity();
     let mut used = vec![0.0; total.len()];
     for (n, u) in instance.users().iter().enumerate() {
-        if level[n] > 0.0 && sigma[n] > 0.0 {
-            let tasks = level[n] * u.weight / sigma[n];
-            for (a, d) in used.iter_mut().zip(&u.demand) {
-                *a += tasks * d;
-            }
+        let tasks = tasks_at(instance, sigma, level, n);
+        for (a, d) in used.iter_mut().zip(&u.demand) {
+            *a += tasks * d;
         }
     }
     used.iter()
@@ -403,7 +411,7 @@ fn pure_users(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<bool> {
     let users = instance.users();
     let mut out = vec![false; users.len()];
     let active: Vec<usize> = (0..users.len())
-        .filter(|&n| level[n] > 0.0 && sigma[n] > 0.0)
+        .filter(|&n| tasks_at(instance, sigma, level, n) > 0.0)
         .collect();
     for r in (0..total.len()).filter(|&r| total[r] > 0.0) {
         let share = |n: usize| {
@@ -431,7 +439,7 @@ fn pure_users(instance: &Instance, sigma: &[f64], level: &[f64]) -> Vec<bool> {
                 break;
             }
             out[n] = true;
-            taken += level[n] * users[n].weight / sigma[n] * users[n].demand[r] / total[r];
+            taken += tasks_at(instance, sigma, level, n) * users[n].demand[r] / total[r];
         }
     }
     out
@@ -553,8 +561,8 @@ fn realise<B: LpBackend>(
     let Some(merged) = merged_at(&vec![1.0; total.len()]) else {
         return Ok(Err(Spent::default()));
     };
-    // With more than [`FEW_SHORT_RESOURCES`] resources, step 1 first on
-    // groups that keep [`SLACK_KEPT`] of each resource's room.
+    // With many resources (`many`), step 1 first on groups that keep
+    // [`SLACK_KEPT`] of each resource's room.
     let roomy = many
         .then(|| {
             let kept: Vec<f64> = used_at(instance, sigma, level)
