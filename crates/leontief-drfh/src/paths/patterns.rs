@@ -636,11 +636,9 @@ fn price_in(
             added.push((false, on));
         }
     }
-    if prices_in {
-        if cost > 0.0 {
-            Centre::offer(centre, &p, cost, held_cost);
-        }
-        if let (Some(c), true) = (centre.as_ref(), cost > 0.0) {
+    if prices_in && cost > 0.0 {
+        Centre::offer(centre, &p, cost, held_cost);
+        if let Some(c) = centre.as_ref() {
             let q: Vec<f64> =
                 c.p.iter()
                     .zip(&p)
@@ -663,6 +661,8 @@ fn price_in(
                 added.push((true, on_q));
             }
         }
+    }
+    if prices_in {
         added.push((true, on));
     }
     (added, u_active)
