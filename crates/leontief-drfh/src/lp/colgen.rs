@@ -2,7 +2,7 @@
 //! the attractive ones, until none prices in.
 
 use crate::lp::build::{column, MaxMinLp};
-use crate::lp::duality::unit_prices;
+use crate::lp::duality::{out_of_reach, unit_prices};
 use crate::outcome::MaxMinOutcome;
 use crate::settings::{ADD_PER_USER, PRICING_TOLERANCE};
 use leontief_core::{Instance, ServerId};
@@ -62,11 +62,23 @@ fn priced_columns(
     (new, owners)
 }
 
+/// Where [`solve_priced`] ends before no pair prices in.
+pub(crate) struct Stop<'a> {
+    /// A solve where this column reaches this value (the caller knows no
+    /// better value exists).
+    pub(crate) reached: (Col, f64),
+    /// Each runnable user's level (in the LP's units) at that value: a
+    /// solve whose prices prove these levels out of reach
+    /// ([`out_of_reach`]), before the last pairs are priced in. For a
+    /// caller that keeps nothing of a short answer but its cost: the
+    /// solution is then no optimum over every pair.
+    pub(crate) want: Option<&'a [f64]>,
+}
+
 /// Solve the loaded LP; with column generation, price every pair left out
 /// and add the attractive ones until none is left (see [`crate::lp::pricing`]).
 /// `None` when a solve left no solution (its status is in `out`).
-/// With `stop_at` `(col, v)`, a solve where column `col` reaches `v`
-/// ends the loop (the caller knows no better value exists).
+/// With `stop_at`, the loop also ends where [`Stop`] says.
 pub(crate) fn solve_priced<L: LoadedLp>(
     lp: &mut L,
     mm: &mut MaxMinLp,
@@ -74,14 +86,21 @@ pub(crate) fn solve_priced<L: LoadedLp>(
     instance: &Instance,
     placement: bool,
     out: &mut MaxMinOutcome,
-    stop_at: Option<(Col, f64)>,
+    stop_at: Option<Stop<'_>>,
 ) -> Result<Option<leontief_model::Solution>, BackendError> {
     loop {
         let sol = lp.solve()?;
         if !out.record(&sol) {
             return Ok(None);
         }
-        if !generate || stop_at.is_some_and(|(c, v)| sol.x[c.0] >= v) {
+        if !generate
+            || stop_at.as_ref().is_some_and(|s| {
+                sol.x[s.reached.0 .0] >= s.reached.1
+                    || s.want.is_some_and(|want| {
+                        out_of_reach(mm, instance, placement, &sol.row_dual, want)
+                    })
+            })
+        {
             return Ok(Some(sol));
         }
         let t0 = Instant::now();

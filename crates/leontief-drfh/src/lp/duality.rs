@@ -57,16 +57,54 @@ pub(crate) fn dual_blocked(
     closing: Option<&Closing>,
 ) -> (Vec<usize>, Vec<f64>) {
     let prices = certificate_prices(mm, row_dual);
+    let u = match closing {
+        None => crate::lp::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices),
+        Some(c) => cheapest_open(mm, instance, &prices, c),
+    };
+    let (cost, held, rounding) = weighed(mm, instance, row_dual, &u, lower);
+    let room = (cost - held).max(0.0) + rounding;
+    let proved = candidates
+        .iter()
+        .copied()
+        .filter(|&n| u[n] > 0.0 && room <= tol * u[n])
+        .collect();
+    (proved, prices)
+}
+
+/// Whether the capacity prices of `row_dual` prove, by weak duality over
+/// every runnable pair, that no allocation gives every runnable user k at
+/// least `want[k]` (in the LP's units): sum_k u_k want_k exceeds the
+/// priced capacity C beyond the rounding of the two sums (see
+/// [`dual_blocked`]). Any prices may be tried; a column generation's
+/// restricted duals prove it before the last columns are priced in.
+pub(crate) fn out_of_reach(
+    mm: &MaxMinLp,
+    instance: &Instance,
+    placement: bool,
+    row_dual: &[f64],
+    want: &[f64],
+) -> bool {
+    let prices = certificate_prices(mm, row_dual);
+    let u = crate::lp::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices);
+    let (cost, held, rounding) = weighed(mm, instance, row_dual, &u, want);
+    held > cost + rounding
+}
+
+/// The priced capacity C, the priced levels sum_k u_k `lower[k]` over the
+/// runnable users, and the rounding a comparison of the two must clear.
+fn weighed(
+    mm: &MaxMinLp,
+    instance: &Instance,
+    row_dual: &[f64],
+    u: &[f64],
+    lower: &[f64],
+) -> (f64, f64, f64) {
     let cost = compensated_sum(
         mm.cap_row
             .iter()
             .filter(|&&j| j != usize::MAX)
             .map(|&j| row_dual[j].max(0.0)),
     );
-    let u = match closing {
-        None => crate::lp::pricing::cheapest(instance, placement, &mm.runnable, &mm.coef, &prices),
-        Some(c) => cheapest_open(mm, instance, &prices, c),
-    };
     let held = compensated_sum(
         (0..u.len())
             .filter(|&k| mm.runnable[k])
@@ -81,13 +119,7 @@ pub(crate) fn dual_blocked(
     // within (m + 8) eps of their own size: a proof must clear that.
     let m = instance.num_resources() as f64;
     let rounding = (m + 8.0) * f64::EPSILON * (cost + held);
-    let room = (cost - held).max(0.0) + rounding;
-    let proved = candidates
-        .iter()
-        .copied()
-        .filter(|&n| u[n] > 0.0 && room <= tol * u[n])
-        .collect();
-    (proved, prices)
+    (cost, held, rounding)
 }
 
 /// Each runnable user's cheapest level unit at `prices` over its pairs in
@@ -168,6 +200,90 @@ mod tests {
     #[test]
     fn weak_duality_proves_blocked_users_under_balanced_prices() {
         assert_eq!(proved_with(1.0, 1.0), vec![0, 1]);
+    }
+
+    /// `out_of_reach` on the two entries of [`proved_with`], each user
+    /// asked `times` the tasks that fill its entry.
+    fn out_of_reach_with(p_a: f64, p_b: f64, times: f64) -> bool {
+        let instance = Instance::from_json_str(
+            r#"{
+            "resources": ["cpu"],
+            "servers": [{"name": "a", "capacity": [1]}, {"name": "b", "capacity": [1]}],
+            "users": [{"name": "u1", "demand": [1], "servers": ["a"]},
+                      {"name": "u2", "demand": [1], "servers": ["b"]}]
+        }"#,
+        )
+        .unwrap();
+        let mm = build(&instance, &[1.0, 1.0], true, None);
+        let mut row_dual = vec![0.0; mm.problem.num_rows()];
+        row_dual[mm.cap_row[0]] = p_a;
+        row_dual[mm.cap_row[1]] = p_b;
+        let want: Vec<f64> = mm.coef.iter().map(|c| times / c).collect();
+        out_of_reach(&mm, &instance, true, &row_dual, &want)
+    }
+
+    #[test]
+    fn levels_beyond_the_entries_are_out_of_reach_and_levels_within_them_are_not() {
+        // 0.1% beyond: proved by any price on one entry.
+        assert!(out_of_reach_with(1.0, 1.0, 1.001));
+        assert!(out_of_reach_with(0.0, 3.0, 1.001));
+        // Exactly full, or within: never, whatever the prices.
+        for (a, b) in [(1.0, 1.0), (1e8, 1e-3), (0.0, 5.0), (2.0, 0.0)] {
+            assert!(!out_of_reach_with(a, b, 1.0));
+            assert!(!out_of_reach_with(a, b, 0.5));
+        }
+        // No prices prove nothing.
+        assert!(!out_of_reach_with(0.0, 0.0, 2.0));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(leontief_core::strategies::config(256))]
+
+        /// Levels some allocation within every entry's capacity reaches
+        /// (each runnable pair an equal slice of its entry) are never
+        /// proved out of reach, whatever the prices (weak duality, with
+        /// its rounding allowance).
+        #[test]
+        fn reachable_levels_are_never_out_of_reach(
+            instance in leontief_core::strategies::instance(leontief_core::strategies::Shape::default()),
+            prices in proptest::collection::vec(
+                proptest::prop_oneof![proptest::strategy::Just(0.0), 1e-6..1e-3, 0.1..10.0, 1e3..1e8], 64),
+        ) {
+            use leontief_core::{ServerId, UserId};
+            use proptest::prop_assert;
+            let nu = instance.num_users();
+            let m = instance.num_resources();
+            let sigma = vec![1.0; nu];
+            let mm = build(&instance, &sigma, true, None);
+            let mut on: Vec<Vec<ServerId>> = vec![Vec::new(); instance.num_entries()];
+            for n in 0..nu {
+                crate::lp::pricing::for_each_runnable(&instance, UserId(n), true, |i| on[i.0].push(ServerId(n)));
+            }
+            let mut tasks = vec![0.0; nu];
+            for (i, users) in on.iter().enumerate() {
+                let cap = instance.class_capacities(ServerId(i));
+                for &ServerId(n) in users {
+                    let d = &instance.users()[n].demand;
+                    let fit = (0..m)
+                        .filter(|&r| d[r] > 0.0)
+                        .map(|r| cap[r] / (d[r] * users.len() as f64))
+                        .fold(f64::INFINITY, f64::min);
+                    if fit.is_finite() {
+                        tasks[n] += fit;
+                    }
+                }
+            }
+            let want: Vec<f64> = (0..nu)
+                .map(|n| if mm.runnable[n] { tasks[n] / mm.coef[n] } else { 0.0 })
+                .collect();
+            let mut row_dual = vec![0.0; mm.problem.num_rows()];
+            for (k, &j) in mm.cap_row.iter().enumerate() {
+                if j != usize::MAX {
+                    row_dual[j] = prices[k % prices.len()];
+                }
+            }
+            prop_assert!(!out_of_reach(&mm, &instance, true, &row_dual, &want));
+        }
     }
 
     #[test]

@@ -213,6 +213,7 @@ fn on_entries<B: LpBackend>(
         &want,
         start,
         level_tolerance,
+        true,
     )?;
     Ok(match found {
         Pooled::Realised(mut o) if o.path == Path::Pooled && o.status == Status::Optimal => {
@@ -606,6 +607,7 @@ fn realise<B: LpBackend>(
             level,
             base.clone(),
             level_tolerance,
+            true,
         )?;
         Ok(match found {
             Pooled::Realised(o) if o.path == Path::Pooled && o.status == Status::Optimal => Ok(o),
