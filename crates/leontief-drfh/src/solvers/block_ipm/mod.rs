@@ -74,14 +74,17 @@ const REGULARISATION: f64 = 1e-14;
 /// gains where few users share an entry (few resources). Measured
 /// (few resources). Up to 250 users when there are at least 4 entries
 /// per user (`docs/design/maxmin-operator.md`), and up to 400 with more
-/// than 4 resources: with 6, two groups merged (313 users on 1,428
-/// entries, 74,000 columns) took 1.7 s a solve against Clarabel's 4.5 s,
-/// and a group of 204 users on 715 entries 1.6 s against 4.0 s.
+/// than 4 resources and 2 entries per user: with 6, two groups merged
+/// (313 users on 1,428 entries, 74,000 columns) took 1.7 s a solve
+/// against Clarabel's 4.5 s, and a group of 204 users on 715 entries
+/// 1.6 s against 4.0 s. The groups of 10,000 x 10,000 (about 200 users
+/// on 100 entries, where it has not been measured against Clarabel) stay
+/// on Clarabel.
 pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
     users <= 100
         || (m >= 4 && users <= 200)
         || (users <= 250 && entries >= 4 * users)
-        || (m > 4 && users <= 400)
+        || (m > 4 && users <= 400 && entries >= 2 * users)
 }
 
 /// The block IPM as a backend: `blocks[r]` is row r's block (or
