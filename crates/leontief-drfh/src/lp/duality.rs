@@ -175,10 +175,10 @@ mod tests {
     use super::*;
     use crate::lp::build::build;
 
-    /// Two entries of one resource, each user placed on one of them:
-    /// `dual_blocked` under prices `p_a` on a and `p_b` on b, each user
-    /// held at exactly the level that fills its entry (no room at all).
-    fn proved_with(p_a: f64, p_b: f64) -> Vec<usize> {
+    /// Two entries of one resource, each user placed on one of them: the
+    /// instance, its LP, row duals with prices `p_a` on a and `p_b` on b,
+    /// and each user's level at `times` the tasks that fill its entry.
+    fn two_entries(p_a: f64, p_b: f64, times: f64) -> (Instance, MaxMinLp, Vec<f64>, Vec<f64>) {
         let instance = Instance::from_json_str(
             r#"{
             "resources": ["cpu"],
@@ -192,7 +192,14 @@ mod tests {
         let mut row_dual = vec![0.0; mm.problem.num_rows()];
         row_dual[mm.cap_row[0]] = p_a;
         row_dual[mm.cap_row[1]] = p_b;
-        let lower: Vec<f64> = mm.coef.iter().map(|c| 1.0 / c).collect();
+        let level: Vec<f64> = mm.coef.iter().map(|c| times / c).collect();
+        (instance, mm, row_dual, level)
+    }
+
+    /// `dual_blocked` on [`two_entries`], each user held at exactly the
+    /// level that fills its entry (no room at all).
+    fn proved_with(p_a: f64, p_b: f64) -> Vec<usize> {
+        let (instance, mm, row_dual, lower) = two_entries(p_a, p_b, 1.0);
         let tol = 1e-7 * lower[0].min(lower[1]);
         dual_blocked(&mm, &instance, true, &row_dual, &lower, &[0, 1], tol, None).0
     }
@@ -202,23 +209,10 @@ mod tests {
         assert_eq!(proved_with(1.0, 1.0), vec![0, 1]);
     }
 
-    /// `out_of_reach` on the two entries of [`proved_with`], each user
-    /// asked `times` the tasks that fill its entry.
+    /// `out_of_reach` on [`two_entries`], each user asked `times` the
+    /// tasks that fill its entry.
     fn out_of_reach_with(p_a: f64, p_b: f64, times: f64) -> bool {
-        let instance = Instance::from_json_str(
-            r#"{
-            "resources": ["cpu"],
-            "servers": [{"name": "a", "capacity": [1]}, {"name": "b", "capacity": [1]}],
-            "users": [{"name": "u1", "demand": [1], "servers": ["a"]},
-                      {"name": "u2", "demand": [1], "servers": ["b"]}]
-        }"#,
-        )
-        .unwrap();
-        let mm = build(&instance, &[1.0, 1.0], true, None);
-        let mut row_dual = vec![0.0; mm.problem.num_rows()];
-        row_dual[mm.cap_row[0]] = p_a;
-        row_dual[mm.cap_row[1]] = p_b;
-        let want: Vec<f64> = mm.coef.iter().map(|c| times / c).collect();
+        let (instance, mm, row_dual, want) = two_entries(p_a, p_b, times);
         out_of_reach(&mm, &instance, true, &row_dual, &want)
     }
 
