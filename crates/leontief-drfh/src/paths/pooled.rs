@@ -33,7 +33,7 @@
 //! pooled levels are out of reach and the general path runs at once, its
 //! column generation seeded with this LP's pairs (`Pooled::Short`).
 //! HiGHS takes over only when a Clarabel solve does not end optimal, and
-//! past [`crate::settings::CLARABEL_MAX_USERS`] users.
+//! past [`crate::settings::clarabel_max_users`] users.
 //!
 
 use crate::lp::build::{build, row_blocks, MaxMinLp};
@@ -519,7 +519,8 @@ pub(crate) fn at_levels<B: LpBackend>(
     };
     let runnable = mm.runnable.iter().filter(|&&r| r).count();
     let ends = short_ends.then_some(&want[..]);
-    if runnable <= crate::settings::CLARABEL_MAX_USERS {
+    let clarabel_users = crate::settings::clarabel_max_users(instance.num_resources());
+    if runnable <= clarabel_users {
         // Few users: the block interior point method ([`crate::solvers::block_ipm`]);
         // otherwise, and whenever it does not converge, Clarabel.
         let blocks = crate::solvers::block_ipm::pays(
@@ -548,7 +549,7 @@ pub(crate) fn at_levels<B: LpBackend>(
     // own choice, a vertex: the interior point's primal left a group of
     // hdrfh's placement by attribute (246 users on 2,500 entries) 5.5e-7
     // of a user's tasks short, and the group's answer was refused.
-    if runnable > crate::settings::CLARABEL_MAX_USERS {
+    if runnable > clarabel_users {
         lp.interior_point_primal()?;
     }
     Ok(
