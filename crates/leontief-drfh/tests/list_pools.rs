@@ -78,14 +78,14 @@ proptest! {
     #![proptest_config(config(64))]
 
     /// 10 to 40 users on 24 to 80 entries carrying 2 to 4 attribute
-    /// values, 2 to 4 resources, capacities uniform or three pools, the
+    /// values, 2, 3, 4 or 6 resources, capacities uniform or three pools, the
     /// last resource on 30% of the entries, weights and caps; DRFH and
     /// 2-DF shares.
     #[test]
     fn pooled_groups_match_the_flat_lp_and_certify(
         n in 10usize..40,
         k in 24usize..80,
-        m in 2usize..5,
+        m in prop::sample::select(vec![2usize, 3, 4, 6]),
         values in 2usize..5,
         pools in any::<bool>(),
         gpu in any::<bool>(),
