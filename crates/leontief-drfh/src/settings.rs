@@ -269,8 +269,9 @@ pub const USERS_PER_GROUP: usize = 150;
 pub const SUB_POOLS: usize = 4;
 
 /// Runnable users up to which Clarabel solves the operator's large LPs
-/// (the pooled LP, the rounds from its pairs); past it Clarabel's
-/// factorisation costs more than HiGHS's iterations (`docs/design/maxmin-operator.md`).
+/// (the pooled LP with up to 4 resources, the rounds from its pairs);
+/// past it Clarabel's factorisation costs more than HiGHS's iterations
+/// (`docs/design/maxmin-operator.md`).
 pub const CLARABEL_MAX_USERS: usize = 1_500;
 
 /// Runnable users up to which Clarabel solves the pooled LP with more
