@@ -855,18 +855,16 @@ fn on_groups<B: LpBackend>(
             next_clusters.push(joined);
             next_parts.push(None);
         }
-        // A cluster of every group, or of nearly all the users, is about
-        // the one LP the caller runs next (that one with more candidates,
-        // and the one round where it falls short).
+        // A cluster of nearly all the users (every group among them) is
+        // about the one LP the caller runs next (that one with more
+        // candidates, and the one round where it falls short).
         let users_in = |c: &[usize]| {
             (0..nu)
                 .filter(|&n| c.iter().any(|&g| shares.get(n, g) > 0.0))
                 .count()
         };
         if next_clusters.iter().any(|c| {
-            c.len() > MAX_MERGED
-                || c.len() == groups
-                || users_in(c) as f64 > MERGED_USERS_MOST * all_users as f64
+            c.len() > MAX_MERGED || users_in(c) as f64 > MERGED_USERS_MOST * all_users as f64
         }) {
             return Ok(Err(given_up(&parts, discarded)));
         }

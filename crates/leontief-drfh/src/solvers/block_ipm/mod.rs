@@ -71,8 +71,8 @@ const REGULARISATION: f64 = 1e-14;
 /// Whether this method beats Clarabel on the pooled LP of `users` runnable
 /// users and `m` resources: its dense Schur complement has two rows per
 /// user (a dense Cholesky, (2 N)^3 / 3 a step), Clarabel's sparse LDL
-/// gains where few users share an entry (few resources). Measured
-/// (few resources). Up to 250 users when there are at least 4 entries
+/// gains where few users share an entry (few resources). Measured:
+/// up to 250 users when there are at least 4 entries
 /// per user (`docs/design/maxmin-operator.md`), and up to 400 with more
 /// than 4 resources and 2 entries per user: with 6, two groups merged
 /// (313 users on 1,428 entries, 74,000 columns) took 1.7 s a solve
