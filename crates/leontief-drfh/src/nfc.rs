@@ -348,13 +348,8 @@ fn generate<L: LoadedLp>(
     let all = vec![true; nu];
     let ones = vec![1.0; nu];
     let (mut seconds, mut solves) = (0.0, 0);
-    // Simplex throughout (see the module docs); primal where some users
-    // have caps and some not ([`caps_mixed`]).
-    if caps_mixed(instance) {
-        loaded.prefer_warm_primal()?;
-    } else {
-        loaded.prefer_warm_simplex()?;
-    }
+    // Simplex throughout (see the module docs).
+    loaded.prefer_warm_simplex()?;
     for pass in 0..=MAX_PASSES {
         let sol = loaded.solve()?;
         seconds += sol.seconds;
@@ -403,30 +398,11 @@ fn generate<L: LoadedLp>(
     unreachable!("the loop returns by its last pass")
 }
 
-/// Whether some users have task caps and some not. Then a capped user
-/// fills little of an entry, and the seed's best users of an entry are
-/// often capped: with weights and caps on half the users (`generate
-/// shaped --shape weights,caps=0.5`, 1,000 x 10,000, 6 resources) the
-/// seed's LP held 50,798 of the optimum's 109,330 tasks and column
-/// generation took 17 passes (47 s). Each entry's best users among the
-/// uncapped ones as well: 98,912 in the seed's LP, 10 passes. Its first
-/// solve then took 46-60 s by dual simplex and 14 s by primal (36.5 s
-/// in all); the old seed by primal took 71 s. Without caps the dual
-/// simplex stays: primal took 20.1 s against 4.6 s (`demand=bimodal`)
-/// and 37.0 s against 11.0 s (placement by attribute), most of it the
-/// first solve.
-fn caps_mixed(instance: &Instance) -> bool {
-    let users = instance.users();
-    users.iter().any(|u| u.tasks.is_some()) && users.iter().any(|u| u.tasks.is_none())
-}
-
 /// The seed: per user its [`PER_USER`] entries of least `sum_r d_r /
 /// c_{i,r}` and per entry the user spreading most evenly ([`seed`]); per
 /// entry as well the users of least `d_n . w / c_i` along the directions
 /// `w` = all ones and `1 + 3 e_r` (each r), and the user of least
-/// per-entry dominant share (max_r d_r / c_{i,r}); where some users have
-/// caps and some not, those per-entry users once more among the uncapped
-/// users ([`caps_mixed`]).
+/// per-entry dominant share (max_r d_r / c_{i,r}).
 fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
     let (k, m, nu) = (
         instance.num_entries(),
@@ -436,19 +412,13 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
     let active = vec![true; nu];
     let mut lists = seed(instance, &active, true, PER_USER);
     let dirs = m + 2;
-    // Where some users have caps, every direction twice: among every
-    // user, and among the users without a cap ([`caps_mixed`]).
-    let sets = if caps_mixed(instance) { 2 } else { 1 };
-    let width = dirs * sets;
     type Best = Vec<(f64, usize)>;
     let best: Best = (0..nu)
         .into_par_iter()
         .fold(
-            || vec![(f64::INFINITY, usize::MAX); k * width],
+            || vec![(f64::INFINITY, usize::MAX); k * dirs],
             |mut best: Best, n| {
-                let user = instance.user(UserId(n));
-                let d = &user.demand;
-                let into = if user.tasks.is_none() { sets } else { 1 };
+                let d = &instance.user(UserId(n)).demand;
                 for_each_runnable(instance, UserId(n), true, |i| {
                     let c = instance.class_capacities(i);
                     let (mut sum, mut max) = (0.0, 0.0f64);
@@ -459,24 +429,21 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
                             max = max.max(z);
                         }
                     }
-                    for set in 0..into {
-                        let at = i.0 * width + set * dirs;
-                        let b = &mut best[at..at + dirs];
-                        if sum < b[0].0 {
-                            b[0] = (sum, n);
-                        }
-                        if max < b[1].0 {
-                            b[1] = (max, n);
-                        }
-                        for r in 0..m {
-                            let key = if d[r] > 0.0 {
-                                sum + 3.0 * d[r] / c[r]
-                            } else {
-                                sum
-                            };
-                            if key < b[2 + r].0 {
-                                b[2 + r] = (key, n);
-                            }
+                    let b = &mut best[i.0 * dirs..(i.0 + 1) * dirs];
+                    if sum < b[0].0 {
+                        b[0] = (sum, n);
+                    }
+                    if max < b[1].0 {
+                        b[1] = (max, n);
+                    }
+                    for r in 0..m {
+                        let key = if d[r] > 0.0 {
+                            sum + 3.0 * d[r] / c[r]
+                        } else {
+                            sum
+                        };
+                        if key < b[2 + r].0 {
+                            b[2 + r] = (key, n);
                         }
                     }
                 });
@@ -484,7 +451,7 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
             },
         )
         .reduce(
-            || vec![(f64::INFINITY, usize::MAX); k * width],
+            || vec![(f64::INFINITY, usize::MAX); k * dirs],
             |mut a, b| {
                 for (x, y) in a.iter_mut().zip(b) {
                     if y.0 < x.0 || (y.0 == x.0 && y.1 < x.1) {
@@ -496,7 +463,7 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
         );
     for (j, &(_, n)) in best.iter().enumerate() {
         if n != usize::MAX {
-            let i = ServerId(j / width);
+            let i = ServerId(j / dirs);
             if let Err(at) = lists[n].binary_search(&i) {
                 lists[n].insert(at, i);
             }
