@@ -2,6 +2,7 @@
 //! on the loaded LP, each step through the normal equations of
 //! [`super::normal`].
 
+use super::leaves::{self, Leaves};
 use super::normal::{back_solve, factor, BlockVars, Factor, Layout, Var};
 use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY};
 use leontief_model::{Problem, Sense, Solution, Status};
@@ -109,6 +110,39 @@ pub(super) fn solve(
         ent_val.push(-1.0);
         ent_start.push(ent_row.len());
     }
+    // The variables of no block: (dense row, value) of their entries.
+    let mut dense_only = vec![0usize];
+    let mut dense_entries = Vec::new();
+    for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
+        for e in ent_start[j]..ent_start[j + 1] {
+            dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
+        }
+        dense_only.push(dense_entries.len());
+    }
+    // The dense rows no block touches go last, to be eliminated before
+    // the Schur complement (`leaves`).
+    let mut touched = vec![false; dense];
+    for j in (0..vars.len()).filter(|&j| vars[j].block != DENSE) {
+        for e in ent_start[j]..ent_start[j + 1] {
+            if let (DENSE, local) = place[ent_row[e]] {
+                touched[local] = true;
+            }
+        }
+    }
+    let leaves = match leaves::choose(&touched, &dense_only, &dense_entries) {
+        Some((order, kept)) => {
+            for p in place.iter_mut().filter(|p| p.0 == DENSE) {
+                p.1 = order[p.1];
+            }
+            for e in &mut dense_entries {
+                e.1 = order[e.1];
+            }
+            let (leaves, only, entries) = Leaves::split(kept, dense, &dense_only, &dense_entries);
+            (dense_only, dense_entries) = (only, entries);
+            leaves
+        }
+        None => Leaves::none(dense),
+    };
     // Each block's variables and dense rows (each once), and each
     // variable's positions among its block's dense rows.
     let mut count = vec![0usize; nb + 1];
@@ -159,15 +193,6 @@ pub(super) fn solve(
         }
     }
     let by_block = flat;
-    // The variables of no block: (dense row, value) of their entries.
-    let mut dense_only = vec![0usize];
-    let mut dense_entries = Vec::new();
-    for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
-        for e in ent_start[j]..ent_start[j + 1] {
-            dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
-        }
-        dense_only.push(dense_entries.len());
-    }
     let mut block_off = vec![0; nb + 1];
     for blk in 0..nb {
         block_off[blk + 1] = block_off[blk] + block_rows[blk];
@@ -178,6 +203,7 @@ pub(super) fn solve(
         block_off,
         block_dense,
         dense,
+        leaves,
         by_block,
         dense_only,
         dense_entries,
@@ -464,7 +490,7 @@ impl Step {
             scratch_r: r(),
             fix: r(),
             g: vec![0.0; *layout.block_off.last().unwrap_or(&0)],
-            dense: vec![0.0; layout.dense],
+            dense: vec![0.0; layout.dense + layout.leaves.scratch()],
         }
     }
 

@@ -9,11 +9,13 @@
 //! rows, m of them) and *dense* rows (links, levels): no column touches two
 //! blocks, so the block part is block diagonal. Each block's m x m matrix
 //! is factored on its own and eliminated onto the dense rows it touches
-//! (the users on its entry), which leaves one dense Schur complement over
-//! the dense rows (2 N for N users), factored by Cholesky. At 100 users on
-//! 1,000 entries with 4 resources that is a few million flops a step,
-//! where Clarabel's general sparse LDL of the same LP (with iterative
-//! refinement) took 5-7 ms a step.
+//! (the users on its entry). The dense rows no block touches (the levels,
+//! whose variables are their slacks, the users' level columns and theta)
+//! are eliminated in closed form (`leaves`), which leaves one dense Schur complement over the links (N
+//! for N users), factored by Cholesky. At 100 users on 1,000 entries with
+//! 4 resources that is a few million flops a step, where Clarabel's
+//! general sparse LDL of the same LP (with iterative refinement) took 5-7
+//! ms a step.
 //!
 //! The flops are not the cost of a step: cache misses, the m-fold scatter
 //! of every block's W^T W into the Schur complement, and page faults of
@@ -35,6 +37,7 @@ use leontief_model::{
 use std::time::Instant;
 
 mod ipm;
+mod leaves;
 mod normal;
 
 use ipm::solve;
@@ -69,8 +72,9 @@ const TO_BOUNDARY: f64 = 0.995;
 const REGULARISATION: f64 = 1e-14;
 
 /// Whether this method beats Clarabel on the pooled LP of `users` runnable
-/// users and `m` resources: its dense Schur complement has two rows per
-/// user (a dense Cholesky, (2 N)^3 / 3 a step), Clarabel's sparse LDL
+/// users and `m` resources: its dense Schur complement has a row per
+/// user (a dense Cholesky, N^3 / 3 a step; the limits below were measured
+/// with the levels in it, 2 N rows), Clarabel's sparse LDL
 /// gains where few users share an entry (few resources). Measured:
 /// up to 250 users when there are at least 4 entries
 /// per user (`docs/design/maxmin-operator.md`), and up to 400 with more

@@ -2,6 +2,7 @@
 //! per block ([`Layout`]), factored block by block onto the dense rows
 //! and one dense Schur complement ([`Factor`]), and solved.
 
+use super::leaves::{LeafFactor, Leaves};
 use super::{DENSE, PARTS, REGULARISATION};
 use rayon::prelude::*;
 
@@ -42,12 +43,15 @@ pub(super) struct Layout {
     /// Where each block's rows start in a vector over the block rows.
     pub(super) block_off: Vec<usize>,
     pub(super) block_dense: Vec<Vec<usize>>,
+    /// Dense rows in all: the kept ones (those the blocks touch, and the
+    /// Schur complement's) first, then those eliminated before it.
     pub(super) dense: usize,
+    pub(super) leaves: Leaves,
     /// The variables of each block.
     pub(super) by_block: BlockVars,
-    /// The variables of no block: where each one's entries start in
-    /// `dense_entries` (one past the last at the end), each entry
-    /// (variable, dense row, value).
+    /// The variables of no block: where each one's entries on the kept
+    /// rows start in `dense_entries` (one past the last at the end), each
+    /// entry (variable, dense row, value).
     pub(super) dense_only: Vec<usize>,
     pub(super) dense_entries: Vec<(usize, usize, f64)>,
 }
@@ -61,8 +65,11 @@ pub(super) struct Factor {
     /// Per block: its part, and where its factor and W start in the
     /// part's buffers.
     pub(super) at: Vec<(usize, usize, usize)>,
-    /// The Schur complement's Cholesky factor (dense x dense, row-major).
+    /// The Schur complement's Cholesky factor (kept x kept dense rows,
+    /// row-major).
     pub(super) schur: Vec<f64>,
+    /// The eliminated dense rows' factor.
+    pub(super) leaf: LeafFactor,
 }
 
 /// One part's blocks: their Cholesky factors (m x m, row-major lower) and
@@ -81,7 +88,7 @@ impl Factor {
     /// Buffers for `layout`'s normal equations.
     pub(super) fn new(layout: &Layout) -> Factor {
         let nb = layout.block_rows.len();
-        let nd = layout.dense;
+        let nd = layout.leaves.kept;
         let per = nb.div_ceil(PARTS).max(1);
         let mut at = Vec::with_capacity(nb);
         let mut parts = Vec::new();
@@ -107,6 +114,7 @@ impl Factor {
             parts,
             at,
             schur: vec![0.0; nd * nd],
+            leaf: LeafFactor::new(&layout.leaves),
         }
     }
 
@@ -184,10 +192,11 @@ pub(super) fn backward(l: &[f64], n: usize, v: &mut [f64]) {
 
 /// Form and factor the normal equations `A D A^T` into `f` (see the
 /// module docs): the parts in parallel, each block eliminated onto its
-/// part's Schur sum, the parts summed in order at the end. False when a
-/// factor is not finite.
+/// part's Schur sum, the parts summed in order at the end, the rows no
+/// block touches eliminated onto it ([`Leaves`]). False when a factor is
+/// not finite.
 pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
-    let nd = layout.dense;
+    let nd = layout.leaves.kept;
     // Regularise every diagonal.
     let reg = |m: &mut [f64], n: usize| {
         let big = (0..n).fold(0.0f64, |a, i| a.max(m[i * n + i])).max(1e-300);
@@ -284,7 +293,7 @@ pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
     if !ok {
         return false;
     }
-    let schur = &mut f.schur;
+    let Factor { schur, leaf, .. } = f;
     schur.fill(0.0);
     for part in &f.parts {
         for (x, y) in schur.iter_mut().zip(&part.schur) {
@@ -299,12 +308,25 @@ pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
             }
         }
     }
-    reg(schur, nd);
-    cholesky(schur, nd)
+    // Every diagonal regularised relative to the largest of the whole
+    // normal equations (the eliminated rows' too).
+    let big = (0..nd)
+        .fold(layout.leaves.diagonal(d, leaf), |a, i| {
+            a.max(schur[i * nd + i])
+        })
+        .max(1e-300);
+    for i in 0..nd {
+        schur[i * nd + i] += REGULARISATION * big;
+    }
+    layout
+        .leaves
+        .eliminate(d, REGULARISATION * big, schur, leaf)
+        && cholesky(schur, nd)
 }
 
 /// Solve `A D A^T dy = rhs` with the factors of [`factor`] into `out`;
-/// `g` and `rd` are scratch over the block rows and the dense rows.
+/// `g` and `rd` are scratch over the block rows and the dense rows (and
+/// [`Leaves::scratch`] more).
 pub(super) fn back_solve(
     layout: &Layout,
     f: &Factor,
@@ -314,7 +336,8 @@ pub(super) fn back_solve(
     rd: &mut [f64],
 ) {
     let nb = layout.block_rows.len();
-    let nd = layout.dense;
+    let (nd, nk) = (layout.dense, layout.leaves.kept);
+    let (rd, extra) = rd.split_at_mut(nd);
     let off = &layout.block_off;
     for (a, &(blk, local)) in layout.place.iter().enumerate() {
         if blk == DENSE {
@@ -336,8 +359,11 @@ pub(super) fn back_solve(
             }
         }
     }
-    forward(&f.schur, nd, rd);
-    backward(&f.schur, nd, rd);
+    let (rk, rl) = rd.split_at_mut(nk);
+    layout.leaves.reduce(&f.leaf, rk, rl, extra);
+    forward(&f.schur, nk, rk);
+    backward(&f.schur, nk, rk);
+    layout.leaves.back(&f.leaf, rk, rl, extra);
     for blk in 0..nb {
         let m = layout.block_rows[blk];
         let list = &layout.block_dense[blk];
