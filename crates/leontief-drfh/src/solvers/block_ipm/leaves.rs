@@ -196,8 +196,9 @@ impl Leaves {
         )
     }
 
-    /// Each eliminated row's diagonal in the full normal equations (with
-    /// the wide variables) into `out`, and its largest.
+    /// Delta (before regularisation) into `f`, and the largest diagonal
+    /// of the eliminated rows in the full normal equations (with the wide
+    /// variables'). Called before [`Leaves::eliminate`].
     pub(super) fn diagonal(&self, d: &[f64], f: &mut LeafFactor) -> f64 {
         let nw = self.wide.len();
         f.delta.fill(0.0);
