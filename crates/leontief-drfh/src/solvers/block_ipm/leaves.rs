@@ -29,9 +29,9 @@ const MAX_WIDE: usize = 4;
 /// kept, when rows can be eliminated: `touched[r]` says whether a block
 /// touches dense row r; `dense_only` and `entries` (variable, dense row,
 /// value) are the entries of the variables of no block. The rows no
-/// block touches are eliminated, except that of a variable with two or
-/// more entries on them that is not wide (at least 3 entries, all on
-/// them) only one is (a user with no columns: its link and level).
+/// block touches are eliminated, but of those a variable that is not
+/// wide (wide: at least 3 entries, all on such rows) touches, one only:
+/// a user with no columns keeps its link, and its level goes.
 /// `None`: nothing to eliminate.
 pub(super) fn choose(
     touched: &[bool],
