@@ -451,14 +451,21 @@ mod tests {
         kept
     }
 
-    /// The operator's LP: links 0-2 touched by blocks, levels 3-5 with a
-    /// level column (link and level), a slack, and theta on every level.
-    #[test]
-    fn eliminates_the_levels() {
+    /// The dense-only variables of the operator's LP for 3 users (links
+    /// 0-2, levels 3-5): each user's level column (link and level), each
+    /// level's slack, and theta on every level.
+    fn three_users() -> Vec<Vec<(usize, f64)>> {
         let mut vars: Vec<Vec<(usize, f64)>> =
             (0..3).map(|n| vec![(n, -1.0), (3 + n, 1.0)]).collect();
         vars.extend((0..3).map(|n| vec![(3 + n, -1.0)]));
         vars.push((3..6).map(|r| (r, -1.0)).collect());
+        vars
+    }
+
+    /// The operator's LP with every link touched by a block.
+    #[test]
+    fn eliminates_the_levels() {
+        let vars = three_users();
         let block = [5.0, 1.0, 0.5, 1.0, 4.0, 1.0, 0.5, 1.0, 6.0];
         let d = [2.0, 0.5, 3.0, 1.5, 0.25, 4.0, 7.0];
         let touched = [true, true, true, false, false, false];
@@ -468,16 +475,12 @@ mod tests {
         assert_eq!(solves_like_the_full_system(&touched, &vars, &block, &d), 3);
     }
 
-    /// A user with no columns (its link touched by no block): its link
-    /// stays (its level column touches both), its level goes; a second
-    /// wide variable on two levels and a third on all of them.
+    /// A user with no columns (its link, 2, touched by no block): its link
+    /// stays (its level column touches both), its level goes; with a
+    /// second wide variable beside theta on every level.
     #[test]
     fn keeps_the_link_of_a_user_without_columns() {
-        // Links 0-2 (2 without columns), levels 3-5.
-        let mut vars: Vec<Vec<(usize, f64)>> =
-            (0..3).map(|n| vec![(n, -1.0), (3 + n, 1.0)]).collect();
-        vars.extend((0..3).map(|n| vec![(3 + n, -1.0)]));
-        vars.push((3..6).map(|r| (r, -1.0)).collect());
+        let mut vars = three_users();
         vars.push(vec![(3, 0.5), (4, 2.0), (5, 1.0)]);
         let block = [5.0, 1.0, 1.0, 4.0];
         let d = [2.0, 0.5, 3.0, 1.5, 0.25, 4.0, 7.0, 0.3];
