@@ -135,7 +135,7 @@ pub fn lex_max_min<B: LpBackend>(
     let seed = generate.then(|| {
         pooled_pairs.unwrap_or_else(|| {
             let usable: Vec<bool> = sigma.iter().map(|s| s.is_finite() && *s > 0.0).collect();
-            seed(instance, &usable, placement, SEED_PER_USER)
+            seed(instance, &usable, placement, SEED_PER_USER, &|_, _| true)
         })
     });
     // Not with placement lists: Clarabel's rounds there (from the list

@@ -19,7 +19,9 @@
 //!   `sum_r d_r / c_{i,r}`; then each pass prices every pair and adds the
 //!   most attractive per user and per entry, until no pair pays less than
 //!   1 per task (beyond 1e-9). Without caps the LP is one small LP per
-//!   entry and the seed is usually its optimum already.
+//!   entry and the seed is usually its optimum already. A capped user
+//!   whose cap fits on a couple of entries is no entry's pick (see
+//!   [`entry_pick`]): it gets its entries by its own picks.
 //!
 //! Measured (release, 2 cores, end to end with the certificate check;
 //! `docs/design/maxmin-operator.md`): the flat LP did not finish in 300 s at
@@ -378,6 +380,7 @@ fn generate<L: LoadedLp>(
             &present,
             PRICING_TOLERANCE,
             PER_USER,
+            &|n, i| entry_pick(instance, n, i),
         );
         let done = priced.add.iter().all(Vec::is_empty);
         if done || pass == MAX_PASSES {
@@ -402,7 +405,8 @@ fn generate<L: LoadedLp>(
 /// c_{i,r}` and per entry the user spreading most evenly ([`seed`]); per
 /// entry as well the users of least `d_n . w / c_i` along the directions
 /// `w` = all ones and `1 + 3 e_r` (each r), and the user of least
-/// per-entry dominant share (max_r d_r / c_{i,r}).
+/// per-entry dominant share (max_r d_r / c_{i,r}). An entry's picks are
+/// among the users [`entry_pick`] admits there.
 fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
     let (k, m, nu) = (
         instance.num_entries(),
@@ -410,7 +414,9 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
         instance.num_users(),
     );
     let active = vec![true; nu];
-    let mut lists = seed(instance, &active, true, PER_USER);
+    let mut lists = seed(instance, &active, true, PER_USER, &|n, i| {
+        entry_pick(instance, n, i)
+    });
     let dirs = m + 2;
     type Best = Vec<(f64, usize)>;
     let best: Best = (0..nu)
@@ -428,6 +434,9 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
                             sum += z;
                             max = max.max(z);
                         }
+                    }
+                    if !entry_pick(instance, n, i) {
+                        return;
                     }
                     let b = &mut best[i.0 * dirs..(i.0 + 1) * dirs];
                     if sum < b[0].0 {
@@ -470,4 +479,25 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
         }
     }
     lists
+}
+
+/// Whether user n may be entry i's pick (its best user in the seed, its
+/// most attractive pair in a pass): not a capped user whose cap fits on
+/// [`PER_USER`] entries like i, which its own picks give it each pass.
+/// Such a user (a few tasks, a small demand) is the best of nearly every
+/// entry; picked there it took a column on each, its cap row ran
+/// through the whole basis and each simplex iteration cost about five
+/// times as much (`docs/design/maxmin-operator.md`, "Caps on some users").
+/// Its pairs still enter by its own picks, so pricing closes as before.
+fn entry_pick(instance: &Instance, n: usize, i: ServerId) -> bool {
+    let u = instance.user(UserId(n));
+    let Some(cap) = u.tasks else { return true };
+    let fit = u
+        .demand
+        .iter()
+        .zip(instance.class_capacities(i))
+        .filter(|(&d, _)| d > 0.0)
+        .map(|(&d, &c)| c / d)
+        .fold(f64::INFINITY, f64::min);
+    cap > PER_USER as f64 * fit
 }

@@ -123,6 +123,42 @@ fn heterogeneous_instances_agree_and_certify() {
     }
 }
 
+/// The grid's shape with caps (`weights,caps=0.5`: half the users
+/// capped at a few tasks, lognormal demands, 3 and 6 resources), where
+/// the capped users of small demand are no entry's pick and enter by
+/// their own picks: the generated path reaches the flat LP's total, and
+/// its certificate proves it.
+#[test]
+fn capped_users_of_small_demand_enter_by_their_own_picks() {
+    for (m, seed) in [(3, 1), (6, 2), (6, 3)] {
+        let family = generate::Family::new(60, 400, m, seed)
+            .from_spec("demand=lognormal,weights,caps=0.5")
+            .expect("a shape");
+        let inst = generate::family(&family);
+        let what = format!("60 x 400, {m} resources, seed {seed}");
+        let flat = solve(&inst, NfcPath::Flat);
+        let generated = solve(&inst, NfcPath::Generated);
+        assert_eq!(flat.status, Status::Optimal, "{what}");
+        assert_eq!(generated.status, Status::Optimal, "{what}");
+        let (tf, tg) = (flat.metrics.total_tasks, generated.metrics.total_tasks);
+        assert!(close(tf, tg, 1e-8), "{what}: {tf} vs {tg}");
+        let cert = generated.total_certificate.as_ref().unwrap();
+        assert!(cert.cap_prices.iter().any(|&q| q > 0.0), "{what}");
+        assert!(
+            certified(&inst, &generated, &generated.user_tasks, 1e-9),
+            "{what}"
+        );
+        let f = feasibility(
+            &inst,
+            &generated.user_tasks,
+            &generated.tasks,
+            true,
+            &AuditTolerance::default(),
+        );
+        assert!(f.ok, "{what}: {:?}", f.violations);
+    }
+}
+
 /// The flat path prints its LP residuals and a certificate; Fig. 1 of
 /// 000 has the unique total 20.
 #[test]

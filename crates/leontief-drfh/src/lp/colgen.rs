@@ -36,6 +36,7 @@ fn priced_columns(
         &present,
         PRICING_TOLERANCE,
         ADD_PER_USER,
+        &|_, _| true,
     );
     let mut new = Vec::new();
     let mut owners = Vec::new();

@@ -80,12 +80,14 @@ fn runs_on(instance: &Instance, n: usize, i: ServerId, placement: bool) -> bool 
 /// `sum_r D_{n,r} / c_{i,r}` (the entries it fills least per task), and per
 /// entry the user whose demand spreads most evenly over the entry's
 /// resources (largest `sum_r x_r / max_r x_r`, `x_r = D_{n,r} / c_{i,r}`:
-/// the user that wastes least of it). Sorted, without repeats, per user.
+/// the user that wastes least of it), among the users `entry_pick(n, i)`
+/// admits. Sorted, without repeats, per user.
 pub fn seed(
     instance: &Instance,
     active: &[bool],
     placement: bool,
     per_user: usize,
+    entry_pick: &(dyn Fn(usize, ServerId) -> bool + Sync),
 ) -> Vec<Vec<ServerId>> {
     let k = instance.num_entries();
     let cost = |n: UserId, i: ServerId| -> (f64, f64) {
@@ -114,7 +116,7 @@ pub fn seed(
                 if active[n] {
                     for_each_runnable(instance, UserId(n), placement, |i| {
                         let (sum, spread) = cost(UserId(n), i);
-                        if spread > best[i.0].0 {
+                        if spread > best[i.0].0 && entry_pick(n, i) {
                             best[i.0] = (spread, n);
                         }
                         push_top(&mut top, per_user, sum, i);
@@ -184,7 +186,9 @@ pub struct Priced {
 /// happen for a demanded resource of a runnable pair). `present(n, i)`
 /// says whether the pair is in the LP already. Returns the pairs whose
 /// reduced cost exceeds `tolerance`, at most `per_user` per user (the most
-/// attractive) plus the most attractive per entry.
+/// attractive) plus the most attractive per entry among the users
+/// `entry_pick(n, i)` admits. Every pair that pays is in reach of its
+/// user's picks, so the pass is empty only when no pair pays.
 #[allow(clippy::too_many_arguments)]
 pub fn price(
     instance: &Instance,
@@ -196,6 +200,7 @@ pub fn price(
     present: &(dyn Fn(usize, ServerId) -> bool + Sync),
     tolerance: f64,
     per_user: usize,
+    entry_pick: &(dyn Fn(usize, ServerId) -> bool + Sync),
 ) -> Priced {
     let (k, m) = (instance.num_entries(), instance.num_resources());
     type Acc = (Vec<(usize, Vec<ServerId>)>, Vec<(f64, usize)>, f64, usize);
@@ -218,7 +223,7 @@ pub fn price(
                 let rc = u[n] - coef[n] * c;
                 if rc > tolerance && !present(n, i) {
                     worst = worst.max(rc);
-                    if rc > best[i.0].0 {
+                    if rc > best[i.0].0 && entry_pick(n, i) {
                         best[i.0] = (rc, n);
                     }
                     push_top(&mut top, per_user, -rc, i);
