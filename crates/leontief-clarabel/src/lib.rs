@@ -64,6 +64,32 @@ pub struct ClarabelSettings {
     /// `reduced_accuracy`, and certified a wrong profile (a property test
     /// caught it), so nothing in leontief turns it on.
     pub reuse_solver: bool,
+    /// The KKT system's LDL factorisation. Default [`Ldl::Qdldl`].
+    pub ldl: Ldl,
+}
+
+/// Which LDL factorisation Clarabel runs on its KKT system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ldl {
+    /// QDLDL, a simplicial factorisation: fastest where the factor
+    /// fills in little.
+    #[default]
+    Qdldl,
+    /// Clarabel's own choice per problem: faer's supernodal
+    /// factorisation where the factor's flops per nonzero reach 40 (a
+    /// dense block, as over thousands of users on a few hundred servers),
+    /// QDLDL below.
+    Auto,
+}
+
+impl Ldl {
+    /// Clarabel's name of the method.
+    fn method(self) -> &'static str {
+        match self {
+            Ldl::Qdldl => "qdldl",
+            Ldl::Auto => "auto",
+        }
+    }
 }
 
 impl Default for ClarabelSettings {
@@ -76,6 +102,7 @@ impl Default for ClarabelSettings {
             time_limit: None,
             verbose: false,
             reuse_solver: false,
+            ldl: Ldl::Qdldl,
         }
     }
 }
@@ -399,6 +426,7 @@ impl LoadedLp for ClarabelLp {
                 time_limit: self.settings.time_limit.unwrap_or(f64::INFINITY),
                 verbose: self.settings.verbose,
                 presolve_enable: !self.settings.reuse_solver,
+                direct_solve_method: self.settings.ldl.method().into(),
                 ..DefaultSettings::default()
             };
             let pmat = CscMatrix::zeros((nc, nc));
@@ -540,6 +568,44 @@ mod tests {
             h.objective
         );
         assert!(residuals(&p, &s.x, &s.row_dual).within(1e-7));
+    }
+
+    /// An LP whose KKT factor is dense (100 rows over every one of 120
+    /// columns: flops per nonzero far past 40, so `Ldl::Auto` takes
+    /// faer's supernodal LDL): the same optimum as QDLDL and HiGHS, and
+    /// its own residuals hold.
+    #[test]
+    fn either_ldl_solves_an_lp_with_a_dense_factor() {
+        let mut b = ProblemBuilder::new(Sense::Maximise);
+        let rows: Vec<_> = (0..100)
+            .map(|i| b.add_row(f64::NEG_INFINITY, 50.0 + (i % 7) as f64))
+            .collect();
+        for j in 0..120usize {
+            let entries = rows
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| (r, 0.1 + ((i * 7 + j * 13) % 11) as f64));
+            b.add_col(1.0 + (j % 5) as f64, 0.0, INF, entries);
+        }
+        let p = b.build();
+        let h = leontief_highs::Highs::default().solve(p.clone()).unwrap();
+        for ldl in [Ldl::Qdldl, Ldl::Auto] {
+            let s = Clarabel::new(ClarabelSettings {
+                ldl,
+                ..ClarabelSettings::default()
+            })
+            .unwrap()
+            .solve(p.clone())
+            .unwrap();
+            assert_eq!(s.status, Status::Optimal, "{ldl:?}");
+            assert!(
+                (s.objective - h.objective).abs() < 1e-7 * h.objective.abs(),
+                "{ldl:?}: {} vs {}",
+                s.objective,
+                h.objective
+            );
+            assert!(residuals(&p, &s.x, &s.row_dual).within(1e-7), "{ldl:?}");
+        }
     }
 
     #[test]

@@ -268,6 +268,16 @@ pub const USERS_PER_GROUP: usize = 150;
 /// 4 14.1 s, 8 22.9 s; every other cell of the grid within noise.
 pub const SUB_POOLS: usize = 4;
 
+/// Users past which the groups' first step (`crate::paths::groups`) runs
+/// Clarabel with its choice of LDL factorisation (faer's supernodal one
+/// where the factor holds a dense block) rather than QDLDL. Measured end
+/// to end (`docs/design/maxmin-operator.md`, "The groups' first step
+/// over 10,000 users"): 10,000 x 10,000 with 6 resources 152.8 -> 90.7 s
+/// (few huge tasks) and 165.4 -> 102.7 s (weights and caps). At 2,000
+/// users (2,000 x 5,000, 3 resources) it was not faster: 2.7 against
+/// 3.2-3.3 s in one pair of runs.
+pub const DENSE_BLOCK_USERS: usize = 5_000;
+
 /// Runnable users up to which Clarabel solves the operator's large LPs
 /// (the pooled LP with up to 4 resources, the rounds from its pairs);
 /// past it Clarabel's factorisation costs more than HiGHS's iterations

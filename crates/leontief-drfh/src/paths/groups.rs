@@ -16,7 +16,9 @@
 //!    and cut into runs (one server per group would know only the group's
 //!    total: with caps on half the users, 9 of 14 groups could not
 //!    realise what such a step gave them). On those few servers the same LP
-//!    (`crate::paths::pooled::at_levels`, on Clarabel) finds each user's tasks
+//!    (`crate::paths::pooled::at_levels`, on Clarabel; past
+//!    [`DENSE_BLOCK_USERS`] with Clarabel's choice of LDL, a supernodal
+//!    one where the factor holds a dense block) finds each user's tasks
 //!    per group (summed over its servers) with every user at its pooled
 //!    level. Each user may use (every server of) two
 //!    of the groups that hold every resource it demands: its own (the
@@ -62,7 +64,7 @@ use crate::lp::part::{part_of, raw_servers, raw_user};
 use crate::lp::pricing::angle;
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
-use crate::settings::{Columns, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP};
+use crate::settings::{Columns, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP};
 use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
@@ -606,12 +608,19 @@ fn realise<B: LpBackend>(
             .collect()
     };
     // On Clarabel whatever the number of users: the few groups' capacity
-    // rows are all its factorisation fills in.
+    // rows are all its factorisation fills in. Past [`DENSE_BLOCK_USERS`]
+    // (10,000 users on 400 servers at 10,000 x 10,000) that block is
+    // dense, and Clarabel chooses its LDL by the fill (`dense_block`).
+    let direct = if active_users > DENSE_BLOCK_USERS {
+        crate::solvers::direct::Direct::dense_block(backend.time_limit())?
+    } else {
+        crate::solvers::direct::Direct::new(backend.time_limit())?
+    };
     let step1 = |merged: &Instance,
                  lists: &[Vec<ServerId>]|
      -> Result<Result<Box<MaxMinOutcome>, Spent>, BackendError> {
         let found = at_levels(
-            &crate::solvers::direct::Direct::new(backend.time_limit())?,
+            &direct,
             merged,
             sigma,
             false,
