@@ -487,8 +487,9 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
 /// Such a user (a few tasks, a small demand) is the best of nearly every
 /// entry; picked there it took a column on each, its cap row ran
 /// through the whole basis and each simplex iteration cost about five
-/// times as much (`docs/design/maxmin-operator.md`, "Caps on some users").
-/// Its pairs still enter by its own picks, so pricing closes as before.
+/// times as much (`docs/design/maxmin-operator.md`, "NFC by column
+/// generation"). Its pairs still enter by its own picks, so pricing
+/// closes as before.
 fn entry_pick(instance: &Instance, n: usize, i: ServerId) -> bool {
     let u = instance.user(UserId(n));
     let Some(cap) = u.tasks else { return true };
