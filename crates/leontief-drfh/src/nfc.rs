@@ -435,7 +435,7 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
                             max = max.max(z);
                         }
                     }
-                    if !entry_pick(instance, n, i) {
+                    if !picks_at(instance.user(UserId(n)).tasks, max) {
                         return;
                     }
                     let b = &mut best[i.0 * dirs..(i.0 + 1) * dirs];
@@ -492,13 +492,20 @@ fn seed_pairs(instance: &Instance) -> Vec<Vec<ServerId>> {
 /// closes as before.
 fn entry_pick(instance: &Instance, n: usize, i: ServerId) -> bool {
     let u = instance.user(UserId(n));
-    let Some(cap) = u.tasks else { return true };
-    let fit = u
+    let share = u
         .demand
         .iter()
         .zip(instance.class_capacities(i))
         .filter(|(&d, _)| d > 0.0)
-        .map(|(&d, &c)| c / d)
-        .fold(f64::INFINITY, f64::min);
-    cap > PER_USER as f64 * fit
+        .map(|(&d, &c)| d / c)
+        .fold(0.0, f64::max);
+    picks_at(u.tasks, share)
+}
+
+/// [`entry_pick`] from the user's cap and its per-entry dominant share
+/// there (`max_r d_r / c_{i,r}`: one task's share, so the entry holds
+/// `1 / share` tasks): a pick unless capped at most [`PER_USER`] such
+/// entries' worth.
+fn picks_at(cap: Option<f64>, share: f64) -> bool {
+    cap.is_none_or(|cap| cap * share > PER_USER as f64)
 }
