@@ -12,7 +12,8 @@
 //! (the users on its entry). The dense rows no block touches (the levels,
 //! whose variables are their slacks, the users' level columns and theta)
 //! are eliminated in closed form (`leaves`), which leaves one dense Schur complement over the links (N
-//! for N users), factored by Cholesky. At 100 users on 1,000 entries with
+//! for N users), factored by Cholesky (from `normal::FAER_ROWS` rows by
+//! faer's blocked one on every core). At 100 users on 1,000 entries with
 //! 4 resources that is a few million flops a step, where Clarabel's
 //! general sparse LDL of the same LP (with iterative refinement) took 5-7
 //! ms a step.
@@ -81,14 +82,21 @@ const REGULARISATION: f64 = 1e-14;
 /// than 4 resources and 2 entries per user: with 6, two groups merged
 /// (313 users on 1,428 entries, 74,000 columns) took 1.7 s a solve
 /// against Clarabel's 4.5 s, and a group of 204 users on 715 entries
-/// 1.6 s against 4.0 s. The groups of 10,000 x 10,000 (about 200 users
-/// on 100 entries, where it has not been measured against Clarabel) stay
-/// on Clarabel.
+/// 1.6 s against 4.0 s. With more than 4 resources and 2 entries per
+/// user it takes LPs of any size the pooled path gives Clarabel: with
+/// placement by attribute (`generate shaped --shape
+/// placement=attribute:4`, on a machine about 2.6 times slower than
+/// benches/REPORT.md's), the one LP of 1,000 users on 10,000 entries
+/// (538,000 columns) took 14.5 s a solve against Clarabel's 66-77 s, and
+/// 2,000 users on 5,000 entries 33-36 s against 41-49 s (with the
+/// Schur complement's Cholesky on one core; `normal::cholesky`). The groups of
+/// 10,000 x 10,000 (about 200 users on 100 entries, where it has not been
+/// measured against Clarabel) stay on Clarabel.
 pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
     users <= 100
         || (m >= 4 && users <= 200)
         || (users <= 250 && entries >= 4 * users)
-        || (m > 4 && users <= 400 && entries >= 2 * users)
+        || (m > 4 && entries >= 2 * users)
 }
 
 /// The block IPM as a backend: `blocks[r]` is row r's block (or

@@ -131,6 +131,9 @@ impl Factor {
 /// huge, which zeroes that direction (the usual guard of normal-equation
 /// IPMs near a degenerate optimum). False when `a` is not finite.
 pub(super) fn cholesky(a: &mut [f64], n: usize) -> bool {
+    if n >= FAER_ROWS {
+        return cholesky_blocked(a, n);
+    }
     // Right-looking on the upper triangle (row j of U scales, then updates
     // the rows below it by contiguous axpys), then mirrored into the lower
     // triangle: the same flops as the dot-product form, vectorised.
@@ -166,6 +169,62 @@ pub(super) fn cholesky(a: &mut [f64], n: usize) -> bool {
         }
     }
     true
+}
+
+/// Rows from which [`cholesky`] runs faer's blocked factorisation on every
+/// core rather than the loop below (one core, the whole trailing matrix
+/// streamed per pivot). Measured on the Schur complement of the one LP
+/// with placement by attribute (2 cores, a machine about 2.6 times slower
+/// than benches/REPORT.md's): 1,000 rows 0.07 -> 0.011 s, 2,000 rows
+/// 0.6-0.8 s -> about 0.1 s. Below a few hundred rows the loop costs
+/// little next to the blocks' elimination; the bound is not measured.
+const FAER_ROWS: usize = 256;
+
+/// [`cholesky`] by faer: the lower triangle of `a` read and factored in
+/// place, with the same guard on small pivots, the upper triangle left as
+/// it was. faer factors L D L^T (its regularisation: a pivot at most
+/// `1e-30` times the largest diagonal, or negative, becomes `1e128`),
+/// then L sqrt(D) is the Cholesky factor. faer's own Cholesky (0.21)
+/// leaves a regularised pivot's entry of L at the pivot over `delta`, not
+/// `delta`'s root, and the next block's pivots then fail.
+fn cholesky_blocked(a: &mut [f64], n: usize) -> bool {
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::cholesky::ldlt::factor::{
+        cholesky_in_place, cholesky_in_place_scratch, LdltRegularization,
+    };
+    if !(0..n).all(|i| a[i * n..=i * n + i].iter().all(|v| v.is_finite())) {
+        return false;
+    }
+    let big = (0..n)
+        .fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
+        .max(1e-300);
+    let par = faer::Par::rayon(0);
+    let mut buffer = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
+    let signs = vec![1i8; n];
+    let regularisation = LdltRegularization {
+        dynamic_regularization_signs: Some(&signs),
+        dynamic_regularization_delta: 1e128,
+        dynamic_regularization_epsilon: 1e-30 * big,
+    };
+    if cholesky_in_place(
+        faer::MatMut::from_row_major_slice_mut(a, n, n),
+        regularisation,
+        par,
+        MemStack::new(&mut buffer),
+        Default::default(),
+    )
+    .is_err()
+    {
+        return false;
+    }
+    let root: Vec<f64> = (0..n).map(|j| a[j * n + j].sqrt()).collect();
+    for (i, row) in a.chunks_exact_mut(n).enumerate() {
+        for (x, r) in row[..i].iter_mut().zip(&root) {
+            *x *= r;
+        }
+        row[i] = root[i];
+    }
+    root.iter().all(|r| r.is_finite())
 }
 
 /// Solve L u = v in place (row-major lower L, n x n).
@@ -386,5 +445,86 @@ pub(super) fn back_solve(
         } else {
             g[off[blk as usize] + local]
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A symmetric positive semidefinite n x n matrix, row-major and full:
+    /// B B^T for a B of `rank` columns, plus `shift` on the diagonal.
+    fn gram(n: usize, rank: usize, shift: f64, seed: u64) -> Vec<f64> {
+        let b: Vec<f64> = (0..n * rank)
+            .map(|e| ((e as f64 * 0.618_033 + seed as f64 * 1.7).sin() * 1e3).fract())
+            .collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                let s: f64 = (0..rank).map(|k| b[i * rank + k] * b[j * rank + k]).sum();
+                a[i * n + j] = s + if i == j { shift } else { 0.0 };
+            }
+        }
+        a
+    }
+
+    /// The largest diagonal of `a`.
+    fn largest_diagonal(a: &[f64], n: usize) -> f64 {
+        (0..n).fold(0.0f64, |m, i| m.max(a[i * n + i]))
+    }
+
+    /// The largest entry of L L^T - A over the lower triangle, relative to
+    /// `big` (L in the lower triangle of `l`).
+    fn residual(a: &[f64], l: &[f64], n: usize, big: f64) -> f64 {
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            for j in 0..=i {
+                let s: f64 = (0..=j).map(|k| l[i * n + k] * l[j * n + k]).sum();
+                worst = worst.max((s - a[i * n + j]).abs() / big);
+            }
+        }
+        worst
+    }
+
+    /// Both factorisations, the loop below `FAER_ROWS` rows and faer's
+    /// from there, factor positive definite matrices: L L^T is A.
+    #[test]
+    fn factors_reproduce_the_matrix_on_either_side_of_faer_rows() {
+        for (n, seed) in [(40, 1), (FAER_ROWS - 1, 2), (FAER_ROWS, 3), (300, 4)] {
+            let a = gram(n, n / 2, 1e-3, seed);
+            let mut l = a.clone();
+            assert!(cholesky(&mut l, n), "{n}");
+            let r = residual(&a, &l, n, largest_diagonal(&a, n));
+            assert!(r < 1e-12, "{n}: {r:e}");
+        }
+    }
+
+    /// A singular direction (a row and column of zeros) becomes a pivot of
+    /// 1e64 on both paths, so its entries of L vanish and the rest still
+    /// factors; an infinite or NaN entry is refused.
+    #[test]
+    fn guards_small_pivots_and_refuses_non_finite_entries() {
+        for n in [40, 300] {
+            let mut a = gram(n, n, 1.0, 5);
+            let zero = n / 3;
+            for k in 0..n {
+                a[zero * n + k] = 0.0;
+                a[k * n + zero] = 0.0;
+            }
+            let mut l = a.clone();
+            assert!(cholesky(&mut l, n), "{n}");
+            let pivot = l[zero * n + zero];
+            assert!((pivot / 1e64 - 1.0).abs() < 1e-15, "{n}: {pivot:e}");
+            let big = largest_diagonal(&a, n);
+            let mut rest = a.clone();
+            rest[zero * n + zero] = pivot * pivot;
+            assert!(residual(&rest, &l, n, big) < 1e-12, "{n}");
+            for bad in [f64::INFINITY, f64::NAN] {
+                let mut b = gram(n, n, 1.0, 6);
+                b[(n - 1) * n + 1] = bad;
+                b[n + n - 1] = bad;
+                assert!(!cholesky(&mut b, n), "{n}: {bad}");
+            }
+        }
     }
 }
