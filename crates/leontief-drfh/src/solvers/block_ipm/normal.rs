@@ -131,15 +131,15 @@ impl Factor {
 /// huge, which zeroes that direction (the usual guard of normal-equation
 /// IPMs near a degenerate optimum). False when `a` is not finite.
 pub(super) fn cholesky(a: &mut [f64], n: usize) -> bool {
+    let big = (0..n)
+        .fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
+        .max(1e-300);
     if n >= FAER_ROWS {
-        return cholesky_blocked(a, n);
+        return cholesky_blocked(a, n, big);
     }
     // Right-looking on the upper triangle (row j of U scales, then updates
     // the rows below it by contiguous axpys), then mirrored into the lower
     // triangle: the same flops as the dot-product form, vectorised.
-    let big = (0..n)
-        .fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
-        .max(1e-300);
     for j in 0..n {
         let d = a[j * n + j];
         if !d.is_finite() {
@@ -183,11 +183,12 @@ const FAER_ROWS: usize = 256;
 /// [`cholesky`] by faer: the lower triangle of `a` read and factored in
 /// place, with the same guard on small pivots, the upper triangle left as
 /// it was. faer factors L D L^T (its regularisation: a pivot at most
-/// `1e-30` times the largest diagonal, or negative, becomes `1e128`),
-/// then L sqrt(D) is the Cholesky factor. faer's own Cholesky (0.21)
-/// leaves a regularised pivot's entry of L at the pivot over `delta`, not
-/// `delta`'s root, and the next block's pivots then fail.
-fn cholesky_blocked(a: &mut [f64], n: usize) -> bool {
+/// `1e-30` times `big`, the largest diagonal, or negative, becomes
+/// `1e128`), then L sqrt(D) is the Cholesky factor. faer's own Cholesky
+/// (0.21) leaves a regularised pivot's diagonal entry of L at the pivot
+/// divided by `delta`'s root instead of that root, and the next block's
+/// pivots then fail.
+fn cholesky_blocked(a: &mut [f64], n: usize, big: f64) -> bool {
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::cholesky::ldlt::factor::{
         cholesky_in_place, cholesky_in_place_scratch, LdltRegularization,
@@ -195,9 +196,6 @@ fn cholesky_blocked(a: &mut [f64], n: usize) -> bool {
     if !(0..n).all(|i| a[i * n..=i * n + i].iter().all(|v| v.is_finite())) {
         return false;
     }
-    let big = (0..n)
-        .fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
-        .max(1e-300);
     let par = faer::Par::rayon(0);
     let mut buffer = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
     let signs = vec![1i8; n];
