@@ -131,9 +131,7 @@ impl Factor {
 /// huge, which zeroes that direction (the usual guard of normal-equation
 /// IPMs near a degenerate optimum). False when `a` is not finite.
 pub(super) fn cholesky(a: &mut [f64], n: usize) -> bool {
-    let big = (0..n)
-        .fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
-        .max(1e-300);
+    let big = largest_diagonal(a, n).max(1e-300);
     if n >= FAER_ROWS {
         return cholesky_blocked(a, n, big);
     }
@@ -169,6 +167,11 @@ pub(super) fn cholesky(a: &mut [f64], n: usize) -> bool {
         }
     }
     true
+}
+
+/// The largest diagonal entry of the row-major n x n `a`, in magnitude.
+fn largest_diagonal(a: &[f64], n: usize) -> f64 {
+    (0..n).fold(0.0f64, |m, i| m.max(a[i * n + i].abs()))
 }
 
 /// Rows from which [`cholesky`] runs faer's blocked factorisation on every
@@ -464,11 +467,6 @@ mod tests {
             }
         }
         a
-    }
-
-    /// The largest diagonal of `a`.
-    fn largest_diagonal(a: &[f64], n: usize) -> f64 {
-        (0..n).fold(0.0f64, |m, i| m.max(a[i * n + i]))
     }
 
     /// The largest entry of L L^T - A over the lower triangle, relative to
