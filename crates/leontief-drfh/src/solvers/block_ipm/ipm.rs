@@ -2,10 +2,10 @@
 //! on the loaded LP, each step through the normal equations of
 //! [`super::normal`].
 
-use super::leaves::{self, Leaves};
-use super::normal::{back_solve, factor, BlockVars, Factor, Layout, Var};
+use super::normal::{back_solve, factor, Factor, Layout, Var};
 use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY};
 use leontief_model::{Problem, Sense, Solution, Status};
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Solve `p`; `Err((status, steps))` when the method did not converge
@@ -51,7 +51,6 @@ pub(super) fn solve(
             block_rows[b] += 1;
         }
     }
-    let nb = block_rows.len();
     // Variables: the columns that are not fixed, then a slack per
     // inequality row; b collects the fixed columns and equality rows.
     let mut b = vec![0.0; na];
@@ -110,110 +109,35 @@ pub(super) fn solve(
         ent_val.push(-1.0);
         ent_start.push(ent_row.len());
     }
-    // The variables of no block: (dense row, value) of their entries.
-    let mut dense_only = vec![0usize];
-    let mut dense_entries = Vec::new();
-    for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
-        for e in ent_start[j]..ent_start[j + 1] {
-            dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
-        }
-        dense_only.push(dense_entries.len());
-    }
-    // The dense rows no block touches go last, to be eliminated before
-    // the Schur complement (`leaves`).
-    let mut touched = vec![false; dense];
-    for j in (0..vars.len()).filter(|&j| vars[j].block != DENSE) {
-        for e in ent_start[j]..ent_start[j + 1] {
-            if let (DENSE, local) = place[ent_row[e]] {
-                touched[local] = true;
-            }
-        }
-    }
-    let leaves = match leaves::choose(&touched, &dense_only, &dense_entries) {
-        Some((order, kept)) => {
-            for p in place.iter_mut().filter(|p| p.0 == DENSE) {
-                p.1 = order[p.1];
-            }
-            for e in &mut dense_entries {
-                e.1 = order[e.1];
-            }
-            let (leaves, only, entries) = Leaves::split(kept, dense, &dense_only, &dense_entries);
-            (dense_only, dense_entries) = (only, entries);
-            leaves
-        }
-        None => Leaves::none(dense),
-    };
-    // Each block's variables and dense rows (each once), and each
-    // variable's positions among its block's dense rows.
-    let mut count = vec![0usize; nb + 1];
-    for v in vars.iter().filter(|v| v.block != DENSE) {
-        count[v.block as usize + 1] += 1;
-    }
-    for blk in 0..nb {
-        count[blk + 1] += count[blk];
-    }
-    let mut order = vec![0usize; count[nb]];
-    let mut next = count.clone();
-    for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
-        order[next[v.block as usize]] = j;
-        next[v.block as usize] += 1;
-    }
-    let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
-    let mut pos = vec![usize::MAX; dense];
-    let mut flat = BlockVars {
-        start: vec![0],
-        var: Vec::new(),
-        in_start: vec![0],
-        dense_start: vec![0],
-        in_block: Vec::new(),
-        dense: Vec::new(),
-    };
-    for blk in 0..nb {
-        let list = &mut block_dense[blk];
-        for &j in &order[count[blk]..count[blk + 1]] {
-            for e in ent_start[j]..ent_start[j + 1] {
-                let (b, local) = place[ent_row[e]];
-                if b == DENSE {
-                    if pos[local] == usize::MAX {
-                        pos[local] = list.len();
-                        list.push(local);
-                    }
-                    flat.dense.push((pos[local], ent_val[e]));
-                } else {
-                    flat.in_block.push((local, ent_val[e]));
-                }
-            }
-            flat.var.push(j);
-            flat.in_start.push(flat.in_block.len());
-            flat.dense_start.push(flat.dense.len());
-        }
-        flat.start.push(flat.var.len());
-        for &d in list.iter() {
-            pos[d] = usize::MAX;
-        }
-    }
-    let by_block = flat;
-    let mut block_off = vec![0; nb + 1];
-    for blk in 0..nb {
-        block_off[blk + 1] = block_off[blk] + block_rows[blk];
-    }
-    let layout = Layout {
-        place,
-        block_rows,
-        block_off,
-        block_dense,
-        dense,
-        leaves,
-        by_block,
-        dense_only,
-        dense_entries,
-    };
+    let layout = Layout::new(
+        place, block_rows, dense, &vars, &ent_start, &ent_row, &ent_val,
+    );
     let nv = vars.len();
+    // The matrix row by row too, each row's entries in column order: the
+    // product's sums in the order of the column-wise scatter, each row's
+    // on its own thread.
+    let mut row_start = vec![0usize; na + 1];
+    for &r in &ent_row {
+        row_start[r + 1] += 1;
+    }
+    for r in 0..na {
+        row_start[r + 1] += row_start[r];
+    }
+    let mut next = row_start.clone();
+    let mut by_row = vec![(0usize, 0.0f64); ent_row.len()];
+    for j in 0..ent_start.len() - 1 {
+        for e in ent_start[j]..ent_start[j + 1] {
+            by_row[next[ent_row[e]]] = (j, ent_val[e]);
+            next[ent_row[e]] += 1;
+        }
+    }
     let ops = Ops {
         layout: &layout,
         start: &ent_start,
         row: &ent_row,
         val: &ent_val,
+        row_start: &row_start,
+        by_row: &by_row,
     };
     let has_lo: Vec<bool> = vars.iter().map(|v| v.lower.is_finite()).collect();
     let has_up: Vec<bool> = vars.iter().map(|v| v.upper.is_finite()).collect();
@@ -414,28 +338,38 @@ struct Ops<'a> {
     start: &'a [usize],
     row: &'a [usize],
     val: &'a [f64],
+    /// The same entries by row: where each row's start (one past the last
+    /// at the end), each (variable, value) in variable order.
+    row_start: &'a [usize],
+    by_row: &'a [(usize, f64)],
 }
+
+/// Entries of a product one task takes at least (rayon splits the rest).
+const PRODUCT_CHUNK: usize = 4096;
 
 impl Ops<'_> {
     /// `out = A~ x`.
     fn times(&self, x: &[f64], out: &mut [f64]) {
-        out.fill(0.0);
-        for (j, &xv) in x.iter().enumerate() {
-            if xv != 0.0 {
-                for e in self.start[j]..self.start[j + 1] {
-                    out[self.row[e]] += self.val[e] * xv;
-                }
-            }
-        }
+        out.par_iter_mut()
+            .with_min_len(PRODUCT_CHUNK)
+            .enumerate()
+            .for_each(|(r, o)| {
+                *o = self.by_row[self.row_start[r]..self.row_start[r + 1]]
+                    .iter()
+                    .fold(0.0, |s, &(j, v)| s + v * x[j]);
+            });
     }
 
     /// `out = A~^T y`.
     fn transpose_times(&self, y: &[f64], out: &mut [f64]) {
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = (self.start[j]..self.start[j + 1])
-                .map(|e| self.val[e] * y[self.row[e]])
-                .sum::<f64>();
-        }
+        out.par_iter_mut()
+            .with_min_len(PRODUCT_CHUNK)
+            .enumerate()
+            .for_each(|(j, o)| {
+                *o = (self.start[j]..self.start[j + 1])
+                    .map(|e| self.val[e] * y[self.row[e]])
+                    .sum::<f64>();
+            });
     }
 }
 

@@ -18,13 +18,15 @@
 //! general sparse LDL of the same LP (with iterative refinement) took 5-7
 //! ms a step.
 //!
-//! The flops are not the cost of a step: cache misses, the m-fold scatter
-//! of every block's W^T W into the Schur complement, and page faults of
+//! The flops are not the cost of a step: cache misses, the scatter of
+//! every block's W^T W into the Schur complement, and page faults of
 //! buffers allocated afresh each step are. So the block variables'
 //! entries sit in flat arrays in block order (`normal::BlockVars`), each
-//! block's Schur term is summed in a small contiguous matrix and
-//! scattered once, and the factors and step vectors live from step to
-//! step.
+//! block's dense rows are in increasing order so that its W^T W lands in
+//! the Schur complement's lower triangle along rows, that triangle is
+//! formed by bands of rows that stay in a core's cache (each band on its
+//! own thread, every entry summed in block order), and the factors and
+//! step vectors live from step to step.
 //!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn

@@ -2,7 +2,7 @@
 //! per block ([`Layout`]), factored block by block onto the dense rows
 //! and one dense Schur complement ([`Factor`]), and solved.
 
-use super::leaves::{LeafFactor, Leaves};
+use super::leaves::{self, LeafFactor, Leaves};
 use super::{DENSE, PARTS, REGULARISATION};
 use rayon::prelude::*;
 
@@ -54,6 +54,171 @@ pub(super) struct Layout {
     /// entry (variable, dense row, value).
     pub(super) dense_only: Vec<usize>,
     pub(super) dense_entries: Vec<(usize, usize, f64)>,
+    /// The block variables' own term of the Schur complement, C D C^T,
+    /// per kept row i (from `cross_start[i]` to `cross_start[i + 1]`):
+    /// (variable, column k <= i, product of its two entries).
+    pub(super) cross_start: Vec<usize>,
+    pub(super) cross: Vec<(usize, usize, f64)>,
+}
+
+impl Layout {
+    /// The structure of the normal equations of the variables `vars`,
+    /// whose entries are `ent_start`, `ent_row`, `ent_val` (column by
+    /// column, over the active rows), the active rows placed as `place`
+    /// says (block and index in it, or [`DENSE`] and index among the
+    /// `dense` rows), `block_rows[b]` rows in block b.
+    pub(super) fn new(
+        mut place: Vec<(u32, usize)>,
+        block_rows: Vec<usize>,
+        dense: usize,
+        vars: &[Var],
+        ent_start: &[usize],
+        ent_row: &[usize],
+        ent_val: &[f64],
+    ) -> Layout {
+        let nb = block_rows.len();
+        // The variables of no block: (dense row, value) of their entries.
+        let mut dense_only = vec![0usize];
+        let mut dense_entries = Vec::new();
+        for j in (0..vars.len()).filter(|&j| vars[j].block == DENSE) {
+            for e in ent_start[j]..ent_start[j + 1] {
+                dense_entries.push((j, place[ent_row[e]].1, ent_val[e]));
+            }
+            dense_only.push(dense_entries.len());
+        }
+        // The dense rows no block touches go last, to be eliminated before
+        // the Schur complement (`leaves`).
+        let mut touched = vec![false; dense];
+        for j in (0..vars.len()).filter(|&j| vars[j].block != DENSE) {
+            for e in ent_start[j]..ent_start[j + 1] {
+                if let (DENSE, local) = place[ent_row[e]] {
+                    touched[local] = true;
+                }
+            }
+        }
+        let leaves = match leaves::choose(&touched, &dense_only, &dense_entries) {
+            Some((order, kept)) => {
+                for p in place.iter_mut().filter(|p| p.0 == DENSE) {
+                    p.1 = order[p.1];
+                }
+                for e in &mut dense_entries {
+                    e.1 = order[e.1];
+                }
+                let (leaves, only, entries) =
+                    Leaves::split(kept, dense, &dense_only, &dense_entries);
+                (dense_only, dense_entries) = (only, entries);
+                leaves
+            }
+            None => Leaves::none(dense),
+        };
+        // Each block's variables and dense rows (each once), and each
+        // variable's positions among its block's dense rows.
+        let mut count = vec![0usize; nb + 1];
+        for v in vars.iter().filter(|v| v.block != DENSE) {
+            count[v.block as usize + 1] += 1;
+        }
+        for blk in 0..nb {
+            count[blk + 1] += count[blk];
+        }
+        let mut order = vec![0usize; count[nb]];
+        let mut next = count.clone();
+        for (j, v) in vars.iter().enumerate().filter(|(_, v)| v.block != DENSE) {
+            order[next[v.block as usize]] = j;
+            next[v.block as usize] += 1;
+        }
+        let mut block_dense: Vec<Vec<usize>> = vec![Vec::new(); nb];
+        let mut pos = vec![usize::MAX; dense];
+        let mut flat = BlockVars {
+            start: vec![0],
+            var: Vec::new(),
+            in_start: vec![0],
+            dense_start: vec![0],
+            in_block: Vec::new(),
+            dense: Vec::new(),
+        };
+        for blk in 0..nb {
+            let list = &mut block_dense[blk];
+            let block_vars = &order[count[blk]..count[blk + 1]];
+            // The block's dense rows in increasing order: its Schur term then
+            // lands in the lower triangle row by row (`normal::factor`).
+            for &j in block_vars {
+                for e in ent_start[j]..ent_start[j + 1] {
+                    if let (DENSE, local) = place[ent_row[e]] {
+                        if pos[local] == usize::MAX {
+                            pos[local] = 0;
+                            list.push(local);
+                        }
+                    }
+                }
+            }
+            list.sort_unstable();
+            for (p, &d) in list.iter().enumerate() {
+                pos[d] = p;
+            }
+            for &j in block_vars {
+                for e in ent_start[j]..ent_start[j + 1] {
+                    let (b, local) = place[ent_row[e]];
+                    if b == DENSE {
+                        flat.dense.push((pos[local], ent_val[e]));
+                    } else {
+                        flat.in_block.push((local, ent_val[e]));
+                    }
+                }
+                flat.var.push(j);
+                flat.in_start.push(flat.in_block.len());
+                flat.dense_start.push(flat.dense.len());
+            }
+            flat.start.push(flat.var.len());
+            for &d in list.iter() {
+                pos[d] = usize::MAX;
+            }
+        }
+        let by_block = flat;
+        // The block variables' C D C^T by row of the Schur complement's lower
+        // triangle: (row, variable, column, product of the two entries).
+        let mut terms = Vec::new();
+        for (blk, list) in block_dense.iter().enumerate() {
+            for k in by_block.start[blk]..by_block.start[blk + 1] {
+                let dns = &by_block.dense[by_block.dense_start[k]..by_block.dense_start[k + 1]];
+                for &(p1, v1) in dns {
+                    for &(p2, v2) in dns.iter().filter(|e| e.0 <= p1) {
+                        terms.push((list[p1], by_block.var[k], list[p2], v1 * v2));
+                    }
+                }
+            }
+        }
+        let kept = leaves.kept;
+        let mut cross_start = vec![0usize; kept + 1];
+        for &(r, ..) in &terms {
+            cross_start[r + 1] += 1;
+        }
+        for r in 0..kept {
+            cross_start[r + 1] += cross_start[r];
+        }
+        let mut next = cross_start.clone();
+        let mut cross = vec![(0, 0, 0.0); terms.len()];
+        for (r, j, c, v) in terms {
+            cross[next[r]] = (j, c, v);
+            next[r] += 1;
+        }
+        let mut block_off = vec![0; nb + 1];
+        for blk in 0..nb {
+            block_off[blk + 1] = block_off[blk] + block_rows[blk];
+        }
+        Layout {
+            place,
+            block_rows,
+            block_off,
+            block_dense,
+            dense,
+            leaves,
+            by_block,
+            dense_only,
+            dense_entries,
+            cross_start,
+            cross,
+        }
+    }
 }
 
 /// The factored normal equations of one step, in buffers kept from step
@@ -68,20 +233,21 @@ pub(super) struct Factor {
     /// The Schur complement's Cholesky factor (kept x kept dense rows,
     /// row-major).
     pub(super) schur: Vec<f64>,
+    /// Where each band of the Schur complement's rows starts (its end at
+    /// the end), and per band scratch for one row of a block's W^T W.
+    pub(super) bands: Vec<usize>,
+    pub(super) band_rows: Vec<Vec<f64>>,
     /// The eliminated dense rows' factor.
     pub(super) leaf: LeafFactor,
 }
 
 /// One part's blocks: their Cholesky factors (m x m, row-major lower) and
 /// W = L^-1 C (m x |dense rows of the block|, row-major), one after
-/// another; the part's sum of the blocks' Schur terms; scratch for one
-/// block's Gram matrix W^T W.
+/// another.
 pub(super) struct Part {
     pub(super) blocks: std::ops::Range<usize>,
     pub(super) chol: Vec<f64>,
     pub(super) w: Vec<f64>,
-    pub(super) schur: Vec<f64>,
-    pub(super) gram: Vec<f64>,
 }
 
 impl Factor {
@@ -94,26 +260,27 @@ impl Factor {
         let mut parts = Vec::new();
         for (p, first) in (0..nb).step_by(per).enumerate() {
             let blocks = first..(first + per).min(nb);
-            let (mut nc, mut nw, mut tmax) = (0, 0, 0);
+            let (mut nc, mut nw) = (0, 0);
             for blk in blocks.clone() {
                 let (m, t) = (layout.block_rows[blk], layout.block_dense[blk].len());
                 at.push((p, nc, nw));
                 nc += m * m;
                 nw += m * t;
-                tmax = tmax.max(t);
             }
             parts.push(Part {
                 blocks,
                 chol: vec![0.0; nc],
                 w: vec![0.0; nw],
-                schur: vec![0.0; nd * nd],
-                gram: vec![0.0; tmax * tmax],
             });
         }
+        let bands = bands(nd);
+        let tmax = layout.block_dense.iter().map(Vec::len).max().unwrap_or(0);
         Factor {
             parts,
             at,
             schur: vec![0.0; nd * nd],
+            band_rows: vec![vec![0.0; tmax]; bands.len() - 1],
+            bands,
             leaf: LeafFactor::new(&layout.leaves),
         }
     }
@@ -250,38 +417,47 @@ pub(super) fn backward(l: &[f64], n: usize, v: &mut [f64]) {
     }
 }
 
+/// Rows of the Schur complement per band, as many bands as fit its lower
+/// triangle in about [`BAND_BYTES`] each (and at least two): the first
+/// row of each band, then `n`. Equal areas of the triangle, so row
+/// `n sqrt(k / bands)` starts band k.
+fn bands(n: usize) -> Vec<usize> {
+    let count = (n * n * 4).div_ceil(BAND_BYTES).clamp(2, n.max(2));
+    let mut starts: Vec<usize> = (0..count)
+        .map(|k| ((n as f64) * (k as f64 / count as f64).sqrt()).round() as usize)
+        .collect();
+    starts.push(n);
+    starts.dedup();
+    starts
+}
+
+/// Bytes of the Schur complement's lower triangle one band of rows
+/// covers: the band's rows stay in a core's cache (2 MiB of L2 on the
+/// machine measured) while every block adds its W^T W to them.
+const BAND_BYTES: usize = 512 * 1024;
+
 /// Form and factor the normal equations `A D A^T` into `f` (see the
-/// module docs): the parts in parallel, each block eliminated onto its
-/// part's Schur sum, the parts summed in order at the end, the rows no
-/// block touches eliminated onto it ([`Leaves`]). False when a factor is
-/// not finite.
+/// module docs). First every block's Cholesky factor and W = L^-1 C,
+/// the parts in parallel. Then the Schur complement's lower triangle
+/// band of rows by band of rows, each band by one task: every block
+/// that touches the band's rows subtracts its rows of W^T W, the block
+/// variables' C D C^T is added, the rows no block touches are eliminated
+/// onto it ([`Leaves`]). Each entry is summed in block order whatever the
+/// threads (a run must not depend on the scheduler). False when a factor
+/// is not finite.
 pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
     let nd = layout.leaves.kept;
-    // Regularise every diagonal.
-    let reg = |m: &mut [f64], n: usize| {
-        let big = (0..n).fold(0.0f64, |a, i| a.max(m[i * n + i])).max(1e-300);
-        for i in 0..n {
-            m[i * n + i] += REGULARISATION * big;
-        }
-    };
     let at = &f.at;
-    // A fixed split of the blocks, each part summed into its own Schur
-    // complement, the parts added in order: the same sums on any number
-    // of threads (a run must not depend on the scheduler).
     let ok = f.parts.par_iter_mut().all(|part| {
-        part.schur.fill(0.0);
         for blk in part.blocks.clone() {
             let m = layout.block_rows[blk];
-            let list = &layout.block_dense[blk];
-            let t = list.len();
+            let t = layout.block_dense[blk].len();
             let (_, c0, w0) = at[blk];
             let mb = &mut part.chol[c0..c0 + m * m];
             let wb = &mut part.w[w0..w0 + m * t];
             mb.fill(0.0);
             wb.fill(0.0);
             let bv = &layout.by_block;
-            let g = &mut part.gram[..t * t];
-            g.fill(0.0);
             for k in bv.start[blk]..bv.start[blk + 1] {
                 let dj = d[bv.var[k]];
                 let ins = &bv.in_block[bv.in_start[k]..bv.in_start[k + 1]];
@@ -295,15 +471,8 @@ pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
                         wb[a * t + pos] += dva * vc;
                     }
                 }
-                for &(p1, v1) in dns {
-                    for &(p2, v2) in dns {
-                        if p2 <= p1 {
-                            g[p1 * t + p2] -= dj * v1 * v2;
-                        }
-                    }
-                }
             }
-            reg(mb, m);
+            regularise(mb, m);
             if !cholesky(mb, m) {
                 return false;
             }
@@ -324,50 +493,86 @@ pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
                     *x *= inv;
                 }
             }
-            // The block's W^T W - C D C^T (lower triangle, contiguous),
-            // then S -= it on the block's dense rows, once per pair.
-            for a in 0..m {
-                let row = &wb[a * t..(a + 1) * t];
-                for (c1, &v1) in row.iter().enumerate() {
-                    if v1 != 0.0 {
-                        for (x, &v2) in g[c1 * t..c1 * t + c1 + 1].iter_mut().zip(row) {
-                            *x += v1 * v2;
-                        }
-                    }
-                }
-            }
-            for (c1, &d1) in list.iter().enumerate() {
-                let srow = &mut part.schur[d1 * nd..(d1 + 1) * nd];
-                for (&x, &d2) in g[c1 * t..c1 * t + c1 + 1].iter().zip(list) {
-                    srow[d2] -= x;
-                }
-            }
-            for (c1, &d1) in list.iter().enumerate() {
-                for (c2, &d2) in list.iter().enumerate().take(c1) {
-                    part.schur[d2 * nd + d1] -= g[c1 * t + c2];
-                }
-            }
         }
         true
     });
     if !ok {
         return false;
     }
-    let Factor { schur, leaf, .. } = f;
-    schur.fill(0.0);
-    for part in &f.parts {
-        for (x, y) in schur.iter_mut().zip(&part.schur) {
-            *x += y;
-        }
+    let Factor {
+        parts,
+        schur,
+        bands,
+        band_rows,
+        leaf,
+        ..
+    } = f;
+    let mut tasks = Vec::with_capacity(bands.len() - 1);
+    let mut rest: &mut [f64] = schur;
+    for (w, scratch) in bands.windows(2).zip(band_rows.iter_mut()) {
+        let (band, tail) = rest.split_at_mut((w[1] - w[0]) * nd);
+        rest = tail;
+        tasks.push((w[0]..w[1], band, scratch));
     }
+    tasks.into_par_iter().for_each(|(rows, band, g)| {
+        for (i, row) in rows.clone().zip(band.chunks_exact_mut(nd)) {
+            row[..=i].fill(0.0);
+        }
+        for (blk, &(p, _, w0)) in at.iter().enumerate() {
+            let list = &layout.block_dense[blk];
+            // The block's dense rows in the band: a range, the list being
+            // increasing.
+            let lo = list.partition_point(|&r| r < rows.start);
+            let hi = list.partition_point(|&r| r < rows.end);
+            if lo == hi {
+                continue;
+            }
+            let (m, t) = (layout.block_rows[blk], list.len());
+            let wb = &parts[p].w[w0..w0 + m * t];
+            for (c1, &r1) in list.iter().enumerate().take(hi).skip(lo) {
+                // Row c1 of W^T W up to its diagonal, then S -= it along
+                // row r1 of the lower triangle.
+                let g = &mut g[..=c1];
+                match m {
+                    1 => gram_row::<1>(wb, t, c1, g),
+                    2 => gram_row::<2>(wb, t, c1, g),
+                    3 => gram_row::<3>(wb, t, c1, g),
+                    4 => gram_row::<4>(wb, t, c1, g),
+                    5 => gram_row::<5>(wb, t, c1, g),
+                    6 => gram_row::<6>(wb, t, c1, g),
+                    _ => {
+                        g.fill(0.0);
+                        for a in 0..m {
+                            let wa = &wb[a * t..a * t + c1 + 1];
+                            let v1 = wa[c1];
+                            for (x, &v2) in g.iter_mut().zip(wa) {
+                                *x += v1 * v2;
+                            }
+                        }
+                    }
+                }
+                let srow = &mut band[(r1 - rows.start) * nd..];
+                for (&x, &r2) in g.iter().zip(list) {
+                    srow[r2] -= x;
+                }
+            }
+        }
+        for (i, row) in rows.clone().zip(band.chunks_exact_mut(nd)) {
+            let span = layout.cross_start[i]..layout.cross_start[i + 1];
+            for &(j, k, v) in &layout.cross[span] {
+                row[k] += d[j] * v;
+            }
+        }
+    });
     for w in layout.dense_only.windows(2) {
         let ents = &layout.dense_entries[w[0]..w[1]];
         for &(j, a, va) in ents {
-            for &(_, c, vc) in ents {
+            for &(_, c, vc) in ents.iter().filter(|e| e.1 <= a) {
                 schur[a * nd + c] += d[j] * va * vc;
             }
         }
     }
+    mirror_lower(schur, nd);
     // Every diagonal regularised relative to the largest of the whole
     // normal equations (the eliminated rows' too).
     let big = (0..nd)
@@ -384,9 +589,51 @@ pub(super) fn factor(layout: &Layout, d: &[f64], f: &mut Factor) -> bool {
         && cholesky(schur, nd)
 }
 
+/// Row `c1` of W^T W up to its diagonal into `g` (`c1 + 1` long), W
+/// being `M x t` row-major: with M known, each entry's sum over W's rows
+/// is unrolled and the row vectorises across entries.
+fn gram_row<const M: usize>(w: &[f64], t: usize, c1: usize, g: &mut [f64]) {
+    let n = g.len();
+    let rows: [&[f64]; M] = std::array::from_fn(|a| &w[a * t..a * t + n]);
+    let v: [f64; M] = std::array::from_fn(|a| rows[a][c1]);
+    for (c2, x) in g.iter_mut().enumerate() {
+        let mut s = 0.0;
+        for a in 0..M {
+            s += v[a] * rows[a][c2];
+        }
+        *x = s;
+    }
+}
+
+/// Add [`REGULARISATION`] times the largest diagonal entry to every
+/// diagonal entry of the row-major n x n `m`.
+fn regularise(m: &mut [f64], n: usize) {
+    let big = largest_diagonal(m, n).max(1e-300);
+    for i in 0..n {
+        m[i * n + i] += REGULARISATION * big;
+    }
+}
+
+/// Copy the lower triangle of the row-major n x n `a` onto its upper one,
+/// in tiles (a column of the upper triangle written at once is a cache
+/// and TLB miss per entry).
+fn mirror_lower(a: &mut [f64], n: usize) {
+    const TILE: usize = 32;
+    for i0 in (0..n).step_by(TILE) {
+        for j0 in (0..=i0).step_by(TILE) {
+            for i in i0..(i0 + TILE).min(n) {
+                for j in j0..(j0 + TILE).min(i) {
+                    a[j * n + i] = a[i * n + j];
+                }
+            }
+        }
+    }
+}
+
 /// Solve `A D A^T dy = rhs` with the factors of [`factor`] into `out`;
 /// `g` and `rd` are scratch over the block rows and the dense rows (and
-/// [`Leaves::scratch`] more).
+/// [`Leaves::scratch`] more). The blocks' solves run by parts in
+/// parallel.
 pub(super) fn back_solve(
     layout: &Layout,
     f: &Factor,
@@ -395,7 +642,6 @@ pub(super) fn back_solve(
     g: &mut [f64],
     rd: &mut [f64],
 ) {
-    let nb = layout.block_rows.len();
     let (nd, nk) = (layout.dense, layout.leaves.kept);
     let (rd, extra) = rd.split_at_mut(nd);
     let off = &layout.block_off;
@@ -406,40 +652,68 @@ pub(super) fn back_solve(
             g[off[blk as usize] + local] = rhs[a];
         }
     }
-    for blk in 0..nb {
-        let m = layout.block_rows[blk];
-        let gb = &mut g[off[blk]..off[blk] + m];
-        let list = &layout.block_dense[blk];
-        let t = list.len();
-        let (chol, w) = f.block(blk, m, t);
-        forward(chol, m, gb);
-        for (a, &ga) in gb.iter().enumerate() {
-            for (&wv, &dr) in w[a * t..(a + 1) * t].iter().zip(list) {
-                rd[dr] -= wv * ga;
+    let mut by_part = Vec::with_capacity(f.parts.len());
+    let mut rest: &mut [f64] = g;
+    for part in &f.parts {
+        let span = off[part.blocks.end] - off[part.blocks.start];
+        let (mine, tail) = rest.split_at_mut(span);
+        rest = tail;
+        by_part.push((part.blocks.clone(), mine));
+    }
+    // Each part's blocks solved and summed onto its own copy of the kept
+    // dense rows (a few thousand floats, in cache), the copies added in
+    // part order.
+    let sums: Vec<Vec<f64>> = by_part
+        .par_iter_mut()
+        .map(|(blocks, gp)| {
+            let base = off[blocks.start];
+            let mut sum = vec![0.0; nk];
+            for blk in blocks.clone() {
+                let m = layout.block_rows[blk];
+                let list = &layout.block_dense[blk];
+                let t = list.len();
+                let (chol, w) = f.block(blk, m, t);
+                let gb = &mut gp[off[blk] - base..off[blk] - base + m];
+                forward(chol, m, gb);
+                for (a, &ga) in gb.iter().enumerate() {
+                    for (&wv, &dr) in w[a * t..(a + 1) * t].iter().zip(list) {
+                        sum[dr] += wv * ga;
+                    }
+                }
             }
+            sum
+        })
+        .collect();
+    let (rk, rl) = rd.split_at_mut(nk);
+    for sum in &sums {
+        for (r, s) in rk.iter_mut().zip(sum) {
+            *r -= s;
         }
     }
-    let (rk, rl) = rd.split_at_mut(nk);
     layout.leaves.reduce(&f.leaf, rk, rl, extra);
     forward(&f.schur, nk, rk);
     backward(&f.schur, nk, rk);
     layout.leaves.back(&f.leaf, rk, rl, extra);
-    for blk in 0..nb {
-        let m = layout.block_rows[blk];
-        let list = &layout.block_dense[blk];
-        let t = list.len();
-        let (chol, w) = f.block(blk, m, t);
-        let gb = &mut g[off[blk]..off[blk] + m];
-        for (a, ga) in gb.iter_mut().enumerate() {
-            let s: f64 = w[a * t..(a + 1) * t]
-                .iter()
-                .zip(list)
-                .map(|(&wv, &dr)| wv * rd[dr])
-                .sum();
-            *ga -= s;
+    let rd = &*rd;
+    by_part.par_iter_mut().for_each(|(blocks, gp)| {
+        let base = off[blocks.start];
+        for blk in blocks.clone() {
+            let m = layout.block_rows[blk];
+            let list = &layout.block_dense[blk];
+            let t = list.len();
+            let (chol, w) = f.block(blk, m, t);
+            let gb = &mut gp[off[blk] - base..off[blk] - base + m];
+            for (a, ga) in gb.iter_mut().enumerate() {
+                let s: f64 = w[a * t..(a + 1) * t]
+                    .iter()
+                    .zip(list)
+                    .map(|(&wv, &dr)| wv * rd[dr])
+                    .sum();
+                *ga -= s;
+            }
+            backward(chol, m, gb);
         }
-        backward(chol, m, gb);
-    }
+    });
     for (o, &(blk, local)) in out.iter_mut().zip(&layout.place) {
         *o = if blk == DENSE {
             rd[local]
@@ -484,6 +758,121 @@ mod tests {
 
     /// Both factorisations, the loop below `FAER_ROWS` rows and faer's
     /// from there, factor positive definite matrices: L L^T is A.
+    /// Blocks whose variables touch one or two dense rows in no order,
+    /// dense rows no block touches (eliminated before the Schur
+    /// complement), a slack on every row: the factors solve the normal
+    /// equations `A D A^T dy = rhs`, with the Schur complement below and
+    /// above [`FAER_ROWS`] rows.
+    #[test]
+    fn factor_and_back_solve_solve_the_normal_equations() {
+        let mut state = 11u64;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        for (nb, m, nd) in [(6, 2, 20), (40, 3, 300)] {
+            let touched = nd - 4;
+            let mut place: Vec<(u32, usize)> = Vec::new();
+            for blk in 0..nb {
+                place.extend((0..m).map(|i| (blk as u32, i)));
+            }
+            place.extend((0..nd).map(|i| (DENSE, i)));
+            let na = place.len();
+            let (mut vars, mut start, mut row, mut val) =
+                (Vec::new(), vec![0], Vec::new(), Vec::new());
+            let mut var = |block: u32, entries: &[(usize, f64)]| {
+                vars.push(Var {
+                    lower: 0.0,
+                    upper: f64::INFINITY,
+                    cost: 0.0,
+                    block,
+                });
+                for &(r, v) in entries {
+                    row.push(r);
+                    val.push(v);
+                }
+                start.push(row.len());
+            };
+            for blk in 0..nb {
+                for _ in 0..12 {
+                    let mut e: Vec<(usize, f64)> =
+                        (0..m).map(|i| (blk * m + i, 0.1 + next())).collect();
+                    let d1 = (next() * touched as f64) as usize;
+                    e.push((nb * m + d1, 0.2 + next()));
+                    let d2 = (next() * touched as f64) as usize;
+                    if d2 != d1 && next() < 0.6 {
+                        e.push((nb * m + d2, next() - 0.5));
+                    }
+                    var(blk as u32, &e);
+                }
+            }
+            for l in touched..nd {
+                var(DENSE, &[(nb * m + l, 1.0), (nb * m + l % 7, 0.5)]);
+            }
+            for (a, &(blk, _)) in place.iter().enumerate() {
+                var(blk, &[(a, -1.0)]);
+            }
+            let layout = Layout::new(place, vec![m; nb], nd, &vars, &start, &row, &val);
+            assert!(layout.leaves.kept < nd, "{nd}");
+            assert!(nd < FAER_ROWS || layout.leaves.kept >= FAER_ROWS, "{nd}");
+            let d: Vec<f64> = (0..vars.len()).map(|_| 0.1 + 10.0 * next()).collect();
+            let mut f = Factor::new(&layout);
+            assert!(factor(&layout, &d, &mut f));
+            let rhs: Vec<f64> = (0..na).map(|_| next() - 0.5).collect();
+            let mut dy = vec![0.0; na];
+            let mut g = vec![0.0; *layout.block_off.last().unwrap()];
+            let mut rd = vec![0.0; layout.dense + layout.leaves.scratch()];
+            back_solve(&layout, &f, &rhs, &mut dy, &mut g, &mut rd);
+            let mut product = vec![0.0; na];
+            for j in 0..vars.len() {
+                let span = start[j]..start[j + 1];
+                let s: f64 = span.clone().map(|e| val[e] * dy[row[e]]).sum();
+                for e in span {
+                    product[row[e]] += d[j] * val[e] * s;
+                }
+            }
+            let err = product
+                .iter()
+                .zip(&rhs)
+                .fold(0.0f64, |a, (p, r)| a.max((p - r).abs()));
+            assert!(err <= 1e-9, "{nb} blocks, {nd} dense rows: {err}");
+        }
+    }
+
+    /// The bands start at row 0, increase, end at n, and split the lower
+    /// triangle into parts of about `BAND_BYTES` (at least two from two
+    /// rows).
+    #[test]
+    fn bands_cover_the_rows_in_order() {
+        for n in [0, 1, 2, 5, 255, 1_000, 3_000] {
+            let b = bands(n);
+            assert_eq!((b[0], *b.last().unwrap()), (0, n), "{n}: {b:?}");
+            assert!(b.windows(2).all(|w| w[0] < w[1]), "{n}: {b:?}");
+            assert!(n < 2 || b.len() >= 3, "{n}: {b:?}");
+            for w in b.windows(2) {
+                let bytes = (w[1] * (w[1] + 1) - w[0] * (w[0] + 1)) * 4;
+                assert!(bytes <= 2 * BAND_BYTES + 8 * n, "{n}: {b:?}");
+            }
+        }
+    }
+
+    /// The lower triangle copied onto the upper one, across tile edges.
+    #[test]
+    fn mirrors_the_lower_triangle() {
+        let n = 70;
+        let mut a: Vec<f64> = (0..n * n).map(|e| e as f64).collect();
+        let lower = a.clone();
+        mirror_lower(&mut a, n);
+        for i in 0..n {
+            for j in 0..=i {
+                assert_eq!(a[i * n + j], lower[i * n + j]);
+                assert_eq!(a[j * n + i], lower[i * n + j]);
+            }
+        }
+    }
+
     #[test]
     fn factors_reproduce_the_matrix_on_either_side_of_faer_rows() {
         for (n, seed) in [(40, 1), (FAER_ROWS - 1, 2), (FAER_ROWS, 3), (300, 4)] {
