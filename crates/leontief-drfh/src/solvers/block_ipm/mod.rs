@@ -84,21 +84,25 @@ const REGULARISATION: f64 = 1e-14;
 /// than 4 resources and 2 entries per user: with 6, two groups merged
 /// (313 users on 1,428 entries, 74,000 columns) took 1.7 s a solve
 /// against Clarabel's 4.5 s, and a group of 204 users on 715 entries
-/// 1.6 s against 4.0 s. With more than 4 resources and 2 entries per
+/// 1.6 s against 4.0 s. With more than 4 resources and an entry per
 /// user it takes LPs of any size the pooled path gives Clarabel: with
 /// placement by attribute (`generate shaped --shape
 /// placement=attribute:4`, on a machine about 2.6 times slower than
 /// benches/REPORT.md's), the one LP of 1,000 users on 10,000 entries
 /// (538,000 columns) took 14.5 s a solve against Clarabel's 66-77 s, and
 /// 2,000 users on 5,000 entries 33-36 s against 41-49 s (with the
-/// Schur complement's Cholesky on one core; `normal::cholesky`). The groups of
-/// 10,000 x 10,000 (about 200 users on 100 entries, where it has not been
-/// measured against Clarabel) stay on Clarabel.
+/// Schur complement's Cholesky on one core; `normal::cholesky`). At
+/// 2,000 x 5,000 (seed 2) the list groups' LPs with more than 200 users
+/// and 1-2 entries each, 8,772 rows and 80,000 columns, took 0.9-1.3 s a
+/// solve against Clarabel's 7.2-8.7 s, and those of about 2,200 rows and
+/// 17,000 columns 0.2-0.3 s against 0.7-1.1 s. The groups of 10,000 x 10,000
+/// (about 200 users on 100 entries, where it has not been measured
+/// against Clarabel) stay on Clarabel.
 pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
     users <= 100
         || (m >= 4 && users <= 200)
         || (users <= 250 && entries >= 4 * users)
-        || (m > 4 && entries >= 2 * users)
+        || (m > 4 && entries >= users)
 }
 
 /// The block IPM as a backend: `blocks[r]` is row r's block (or
