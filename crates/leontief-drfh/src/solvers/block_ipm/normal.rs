@@ -42,6 +42,7 @@ pub(super) struct Layout {
     pub(super) block_rows: Vec<usize>,
     /// Where each block's rows start in a vector over the block rows.
     pub(super) block_off: Vec<usize>,
+    /// Per block, the dense rows its variables touch, in increasing order.
     pub(super) block_dense: Vec<Vec<usize>>,
     /// Dense rows in all: the kept ones (those the blocks touch, and the
     /// Schur complement's) first, then those eliminated before it.
