@@ -631,6 +631,22 @@ fn mirror_lower(a: &mut [f64], n: usize) {
     }
 }
 
+/// What [`back_solve`] reads of block `blk`: its dense rows, its
+/// Cholesky factor and W, and where its rows sit in its part's slice of
+/// the block rows (which starts at block row `base`).
+fn solve_parts<'a>(
+    layout: &'a Layout,
+    f: &'a Factor,
+    blk: usize,
+    base: usize,
+) -> (&'a [usize], &'a [f64], &'a [f64], std::ops::Range<usize>) {
+    let m = layout.block_rows[blk];
+    let list = &layout.block_dense[blk];
+    let (chol, w) = f.block(blk, m, list.len());
+    let at = layout.block_off[blk] - base;
+    (list, chol, w, at..at + m)
+}
+
 /// Solve `A D A^T dy = rhs` with the factors of [`factor`] into `out`;
 /// `g` and `rd` are scratch over the block rows and the dense rows (and
 /// [`Leaves::scratch`] more). The blocks' solves run by parts in
@@ -670,11 +686,9 @@ pub(super) fn back_solve(
             let base = off[blocks.start];
             let mut sum = vec![0.0; nk];
             for blk in blocks.clone() {
-                let m = layout.block_rows[blk];
-                let list = &layout.block_dense[blk];
-                let t = list.len();
-                let (chol, w) = f.block(blk, m, t);
-                let gb = &mut gp[off[blk] - base..off[blk] - base + m];
+                let (list, chol, w, rows) = solve_parts(layout, f, blk, base);
+                let (m, t) = (rows.len(), list.len());
+                let gb = &mut gp[rows];
                 forward(chol, m, gb);
                 for (a, &ga) in gb.iter().enumerate() {
                     for (&wv, &dr) in w[a * t..(a + 1) * t].iter().zip(list) {
@@ -699,11 +713,9 @@ pub(super) fn back_solve(
     by_part.par_iter_mut().for_each(|(blocks, gp)| {
         let base = off[blocks.start];
         for blk in blocks.clone() {
-            let m = layout.block_rows[blk];
-            let list = &layout.block_dense[blk];
-            let t = list.len();
-            let (chol, w) = f.block(blk, m, t);
-            let gb = &mut gp[off[blk] - base..off[blk] - base + m];
+            let (list, chol, w, rows) = solve_parts(layout, f, blk, base);
+            let (m, t) = (rows.len(), list.len());
+            let gb = &mut gp[rows];
             for (a, ga) in gb.iter_mut().enumerate() {
                 let s: f64 = w[a * t..(a + 1) * t]
                     .iter()
