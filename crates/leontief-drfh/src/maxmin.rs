@@ -39,7 +39,8 @@
 //!    most [`POOLED_LIST_GROUPS`] groups that every list holds alike (node
 //!    pools, placement by attribute), the operator on those groups pooled
 //!    is the bound, realised group by group on their entries, else in one
-//!    LP.
+//!    LP (at once with more than 4 resources while the one LP fits:
+//!    [`crate::settings::one_lp_on_lists`]).
 //! 5. **The rounds** ([`crate::rounds`]) on the LP of every runnable pair
 //!    ([`Path::Flat`]) up to [`FLAT_UP_TO`] pairs, on an LP grown by
 //!    column generation above it, or from the pooled LP's pairs when the
@@ -324,7 +325,9 @@ fn on_pools<B: LpBackend>(
 /// ([`pooled::bound_on_pools`]), realised group by group on the entries
 /// ([`groups::realise_on_lists`]): each group's users hold their shares
 /// of it; when a group falls short, the one LP at the bound's levels
-/// ([`pooled::try_pooled`]). `None` where the groups do not apply.
+/// ([`pooled::try_pooled`]). With many resources and users the one LP
+/// fits, that LP at once ([`crate::settings::one_lp_on_lists`]). `None`
+/// where the groups do not apply.
 fn pooled_on_lists<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -339,6 +342,18 @@ fn pooled_on_lists<B: LpBackend>(
     let Some((bound, first)) = found else {
         return Ok(Some(Pooled::Failed(spent)));
     };
+    let runnable = bound.runnable.iter().filter(|&&r| r).count();
+    if crate::settings::one_lp_on_lists(instance.num_resources(), runnable) {
+        return Ok(Some(pooled::try_pooled(
+            backend,
+            instance,
+            sigma,
+            true,
+            settings.level_tolerance,
+            bound,
+            spent,
+        )?));
+    }
     let mut members = vec![Vec::new(); pools.instance.num_entries()];
     for (i, &g) in pools.group_of.iter().enumerate() {
         members[g].push(ServerId(i));

@@ -292,6 +292,27 @@ pub const CLARABEL_MAX_USERS: usize = 1_500;
 /// had not ended after 540 s.
 pub const CLARABEL_MAX_USERS_MANY_RESOURCES: usize = 2_500;
 
+/// Resources above which placement lists' bound goes to the one LP at
+/// once (while its runnable users are at most
+/// [`CLARABEL_MAX_USERS_MANY_RESOURCES`]), not first group by group: see
+/// [`one_lp_on_lists`].
+pub const ONE_LP_ON_LISTS_RESOURCES: usize = 4;
+
+/// Whether the bound of placement lists' groups, with `m` resources and
+/// `runnable` users, goes to the one LP at its levels at once rather than
+/// first realised list group by list group. With 6 resources and
+/// placement by attribute (`generate shaped --shape
+/// placement=attribute:4`) the groups are realised on one seed of each
+/// size and fall short on another; falling short they cost more than the
+/// one LP itself, and the worst seed sets the time. Measured end to end
+/// (default verification, `docs/design/maxmin-operator.md`, "Placement by
+/// attribute with 6 resources: the one LP first"), seeds 1 / 2 / 3, on a
+/// 2-core Intel Xeon: 1,000 x 10,000 56.4 / 19.6 / 25.2 -> 26.7 / 24.0 /
+/// 19.8 s; 2,000 x 5,000 11.3 / 43.8 / 7.7 -> 14.6 / 23.5 / 12.1 s.
+pub fn one_lp_on_lists(m: usize, runnable: usize) -> bool {
+    m > ONE_LP_ON_LISTS_RESOURCES && runnable <= CLARABEL_MAX_USERS_MANY_RESOURCES
+}
+
 /// Runnable users up to which Clarabel solves the pooled LP with `m`
 /// resources ([`CLARABEL_MAX_USERS`], [`CLARABEL_MAX_USERS_MANY_RESOURCES`]).
 pub fn clarabel_max_users(m: usize) -> usize {

@@ -197,3 +197,44 @@ fn a_large_list_group_is_realised_group_by_group() {
         assert!(!certify(&inst, &sigma, &o, &y), "seed {seed}");
     }
 }
+
+/// With more than 4 resources the bound goes to the one LP at once
+/// (`leontief_drfh::settings::one_lp_on_lists`), not list group by list
+/// group: the flat LP's levels, on every user's list, certified, and
+/// never the groups' path, which the same instances with 4 resources
+/// take.
+#[test]
+fn with_six_resources_the_one_lp_runs_at_once() {
+    let mut taken_with_four = 0;
+    for seed in 1..=3u64 {
+        for m in [4, 6] {
+            let inst = shape(40, 160, m, 4, false, seed == 3, false, false, seed);
+            let sigma = dominant_sigma(&inst);
+            let pooled = run(&inst, &sigma, Columns::Generated);
+            let flat = run(&inst, &sigma, Columns::All);
+            assert_eq!(pooled.status, Status::Optimal, "seed {seed}, m {m}");
+            for u in 0..inst.num_users() {
+                assert!(
+                    close(flat.levels[u], pooled.levels[u], 1e-6),
+                    "seed {seed}, m {m}: user {u}"
+                );
+            }
+            assert!(on_lists(&inst, &pooled), "seed {seed}, m {m}");
+            let x = pooled.tasks.user_totals();
+            assert!(certify(&inst, &sigma, &pooled, &x), "seed {seed}, m {m}");
+            if m == 6 {
+                assert!(
+                    pooled.path.groups().is_none(),
+                    "seed {seed}: path {:?}",
+                    pooled.path
+                );
+            } else if pooled.path.groups().is_some() {
+                taken_with_four += 1;
+            }
+        }
+    }
+    assert!(
+        taken_with_four > 0,
+        "no run with 4 resources took the groups"
+    );
+}
