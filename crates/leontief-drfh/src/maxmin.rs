@@ -39,8 +39,9 @@
 //!    most [`POOLED_LIST_GROUPS`] groups that every list holds alike (node
 //!    pools, placement by attribute), the operator on those groups pooled
 //!    is the bound, realised group by group on their entries, else in one
-//!    LP (at once with more than 4 resources while the one LP fits:
-//!    [`crate::settings::one_lp_on_lists`]).
+//!    LP. With more than 4 resources, placement lists or task caps, and
+//!    no more users than the one LP takes, that LP at once
+//!    ([`crate::settings::one_lp_at_once`]).
 //! 5. **The rounds** ([`crate::rounds`]) on the LP of every runnable pair
 //!    ([`Path::Flat`]) up to [`FLAT_UP_TO`] pairs, on an LP grown by
 //!    column generation above it, or from the pooled LP's pairs when the
@@ -231,7 +232,8 @@ fn runnable_pairs(instance: &Instance, sigma: &[f64], placement: bool) -> usize 
 }
 
 /// Path 4: the pooled levels realised group by group where that applies,
-/// else in one LP.
+/// else in one LP (at once with task caps where
+/// [`crate::settings::one_lp_at_once`] says).
 fn pooled_first<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -244,6 +246,25 @@ fn pooled_first<B: LpBackend>(
         Some((bound, _)) => bound,
         None => pooled::bound(instance, sigma, placement),
     };
+    // With task caps and many resources, the one LP at once (unless the
+    // caller asked for groups).
+    let runnable = bound.runnable.iter().filter(|&&r| r).count();
+    let capped =
+        (0..instance.num_users()).any(|n| bound.runnable[n] && instance.users()[n].tasks.is_some());
+    if capped
+        && matches!(settings.columns, Columns::Auto)
+        && crate::settings::one_lp_at_once(instance.num_resources(), runnable)
+    {
+        return pooled::try_pooled(
+            backend,
+            instance,
+            sigma,
+            placement,
+            settings.level_tolerance,
+            bound,
+            kinds,
+        );
+    }
     let spent = match groups::try_groups(
         backend,
         instance,
@@ -326,7 +347,7 @@ fn on_pools<B: LpBackend>(
 /// ([`groups::realise_on_lists`]): each group's users hold their shares
 /// of it; when a group falls short, the one LP at the bound's levels
 /// ([`pooled::try_pooled`]). With many resources and users the one LP
-/// fits, that LP at once ([`crate::settings::one_lp_on_lists`]). `None`
+/// fits, that LP at once ([`crate::settings::one_lp_at_once`]). `None`
 /// where the groups do not apply.
 fn pooled_on_lists<B: LpBackend>(
     backend: &B,
@@ -343,7 +364,7 @@ fn pooled_on_lists<B: LpBackend>(
         return Ok(Some(Pooled::Failed(spent)));
     };
     let runnable = bound.runnable.iter().filter(|&&r| r).count();
-    if crate::settings::one_lp_on_lists(instance.num_resources(), runnable) {
+    if crate::settings::one_lp_at_once(instance.num_resources(), runnable) {
         return Ok(Some(pooled::try_pooled(
             backend,
             instance,

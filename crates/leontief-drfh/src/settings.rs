@@ -292,25 +292,36 @@ pub const CLARABEL_MAX_USERS: usize = 1_500;
 /// had not ended after 540 s.
 pub const CLARABEL_MAX_USERS_MANY_RESOURCES: usize = 2_500;
 
-/// Resources above which placement lists' bound goes to the one LP at
-/// once (while its runnable users are at most
-/// [`CLARABEL_MAX_USERS_MANY_RESOURCES`]), not first group by group: see
-/// [`one_lp_on_lists`].
-pub const ONE_LP_ON_LISTS_RESOURCES: usize = 4;
+/// Resources above which the pooled bound goes to the one LP at once
+/// where its groups tend to fall short (placement lists, task caps),
+/// while the one LP's runnable users are at most
+/// [`CLARABEL_MAX_USERS_MANY_RESOURCES`]: see [`one_lp_at_once`].
+pub const ONE_LP_RESOURCES: usize = 4;
 
-/// Whether the bound of placement lists' groups, with `m` resources and
-/// `runnable` users, goes to the one LP at its levels at once rather than
-/// first realised list group by list group. With 6 resources and
-/// placement by attribute (`generate shaped --shape
-/// placement=attribute:4`) the groups are realised on one seed of each
-/// size and fall short on another; falling short they cost more than the
-/// one LP itself, and the worst seed sets the time. Measured end to end
-/// (default verification, `docs/design/maxmin-operator.md`, "Placement by
-/// attribute with 6 resources: the one LP first"), seeds 1 / 2 / 3, on a
-/// 2-core Intel Xeon: 1,000 x 10,000 56.4 / 19.6 / 25.2 -> 26.7 / 24.0 /
-/// 19.8 s; 2,000 x 5,000 11.3 / 43.8 / 7.7 -> 14.6 / 23.5 / 12.1 s.
-pub fn one_lp_on_lists(m: usize, runnable: usize) -> bool {
-    m > ONE_LP_ON_LISTS_RESOURCES && runnable <= CLARABEL_MAX_USERS_MANY_RESOURCES
+/// Whether the pooled bound, with `m` resources and `runnable` users,
+/// goes to the one LP at its levels at once, rather than first realised
+/// group by group, where the groups tend to fall short: with placement
+/// lists (the list groups) and with task caps (the groups of entries).
+/// Falling short, the groups cost more than the one LP itself, and the
+/// worst seed sets the time. Past [`CLARABEL_MAX_USERS_MANY_RESOURCES`]
+/// users the one LP would go to HiGHS's interior point, which costs
+/// minutes. Measured end to end (default verification, a 2-core Intel
+/// Xeon; `docs/design/maxmin-operator.md`, "Placement by attribute and
+/// caps with 6 resources: the one LP first"), seeds 1 / 2 / 3:
+///
+/// | shape, 6 resources | groups first | the one LP first |
+/// |---|---|---|
+/// | placement=attribute:4, 1,000 x 10,000 | 47.9 / 17.4 / 25.0 s | 21.7 / 21.8 / 19.9 s |
+/// | placement=attribute:4, 2,000 x 5,000 | 9.7 / 44.2 / 10.2 s | 17.7 / 24.8 / 13.7 s |
+/// | weights,caps=0.5, 1,000 x 10,000 | 23.1 / 26.9 / 24.1 s | 18.5 / 16.7 / 16.4 s |
+/// | weights,caps=0.5, 2,000 x 5,000 | 10.7 / 19.1 / 18.2 s | 14.3 / 16.7 / 19.0 s |
+/// | caps=0.5, 1,000 x 10,000, seed 1 | 43.9 s | 17.9 s |
+///
+/// Without caps or lists the groups stay (the one LP first: the
+/// generator's own shape 9.6 -> 12.7 s, weights alone 17.1 -> 22.4 s,
+/// GPUs on a fifth 7.7 -> 16.2 s at 1,000 x 10,000).
+pub fn one_lp_at_once(m: usize, runnable: usize) -> bool {
+    m > ONE_LP_RESOURCES && runnable <= CLARABEL_MAX_USERS_MANY_RESOURCES
 }
 
 /// Runnable users up to which Clarabel solves the pooled LP with `m`
