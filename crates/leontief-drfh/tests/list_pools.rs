@@ -201,8 +201,8 @@ fn a_large_list_group_is_realised_group_by_group() {
 /// With more than 4 resources the bound goes to the one LP at once
 /// (`leontief_drfh::settings::one_lp_at_once`), not list group by list
 /// group: the flat LP's levels, on every user's list, certified, and
-/// never the groups' path, which the same instances with 4 resources
-/// take.
+/// never the groups' path, which some of the same instances with 4
+/// resources take.
 #[test]
 fn with_six_resources_the_one_lp_runs_at_once() {
     let mut taken_with_four = 0;
