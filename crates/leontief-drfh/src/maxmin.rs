@@ -251,34 +251,27 @@ fn pooled_first<B: LpBackend>(
     let runnable = bound.runnable.iter().filter(|&&r| r).count();
     let capped =
         (0..instance.num_users()).any(|n| bound.runnable[n] && instance.users()[n].tasks.is_some());
-    if capped
+    let at_once = capped
         && matches!(settings.columns, Columns::Auto)
-        && crate::settings::one_lp_at_once(instance.num_resources(), runnable)
-    {
-        return pooled::try_pooled(
+        && crate::settings::one_lp_at_once(instance.num_resources(), runnable);
+    let spent = if at_once {
+        kinds
+    } else {
+        match groups::try_groups(
             backend,
             instance,
             sigma,
             placement,
+            &bound,
             settings.level_tolerance,
-            bound,
-            kinds,
-        );
-    }
-    let spent = match groups::try_groups(
-        backend,
-        instance,
-        sigma,
-        placement,
-        &bound,
-        settings.level_tolerance,
-        settings.columns,
-    )? {
-        Ok(mut out) => {
-            kinds.charge(&mut out);
-            return Ok(Pooled::Realised(Box::new(out)));
+            settings.columns,
+        )? {
+            Ok(mut out) => {
+                kinds.charge(&mut out);
+                return Ok(Pooled::Realised(Box::new(out)));
+            }
+            Err(spent) => spent.and(kinds),
         }
-        Err(spent) => spent.and(kinds),
     };
     pooled::try_pooled(
         backend,
@@ -364,22 +357,13 @@ fn pooled_on_lists<B: LpBackend>(
         return Ok(Some(Pooled::Failed(spent)));
     };
     let runnable = bound.runnable.iter().filter(|&&r| r).count();
-    if crate::settings::one_lp_at_once(instance.num_resources(), runnable) {
-        return Ok(Some(pooled::try_pooled(
-            backend,
-            instance,
-            sigma,
-            true,
-            settings.level_tolerance,
-            bound,
-            spent,
-        )?));
-    }
-    let mut members = vec![Vec::new(); pools.instance.num_entries()];
-    for (i, &g) in pools.group_of.iter().enumerate() {
-        members[g].push(ServerId(i));
-    }
-    Ok(Some(
+    let spent = if crate::settings::one_lp_at_once(instance.num_resources(), runnable) {
+        spent
+    } else {
+        let mut members = vec![Vec::new(); pools.instance.num_entries()];
+        for (i, &g) in pools.group_of.iter().enumerate() {
+            members[g].push(ServerId(i));
+        }
         match groups::realise_on_lists(
             backend,
             instance,
@@ -391,19 +375,20 @@ fn pooled_on_lists<B: LpBackend>(
         )? {
             Ok(mut out) => {
                 spent.charge(&mut out);
-                Pooled::Realised(Box::new(out))
+                return Ok(Some(Pooled::Realised(Box::new(out))));
             }
-            Err(more) => pooled::try_pooled(
-                backend,
-                instance,
-                sigma,
-                true,
-                settings.level_tolerance,
-                bound,
-                spent.and(more),
-            )?,
-        },
-    ))
+            Err(more) => spent.and(more),
+        }
+    };
+    Ok(Some(pooled::try_pooled(
+        backend,
+        instance,
+        sigma,
+        true,
+        settings.level_tolerance,
+        bound,
+        spent,
+    )?))
 }
 
 /// Path 5 from the pooled LP's pairs on Clarabel, up to
