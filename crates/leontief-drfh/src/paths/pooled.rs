@@ -530,7 +530,30 @@ pub(crate) fn at_levels<B: LpBackend>(
         )
         .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
         let mut lp = BlockIpm::new(blocks, backend.time_limit()).load(problem)?;
-        match grow(&mut lp, &mut mm, instance, placement, &mut out, true, ends)? {
+        let mut verdict = grow(&mut lp, &mut mm, instance, placement, &mut out, true, ends)?;
+        // A solve started from the one before it ([`crate::solvers::block_ipm::BlockLp::started_warm`])
+        // ends elsewhere on the optimal face than one from the method's own
+        // start, whose prices are the most central: where the one round is
+        // not proved, it is tried again on those.
+        if let Verdict::Short(sol) = &verdict {
+            if !short_ends && lp.started_warm() {
+                let one = one_round(
+                    out.clone(),
+                    &mm,
+                    sol,
+                    instance,
+                    sigma,
+                    placement,
+                    level_tolerance,
+                );
+                if let Some(one) = one {
+                    return Ok(one);
+                }
+                lp.go_cold();
+                verdict = grow(&mut lp, &mut mm, instance, placement, &mut out, true, ends)?;
+            }
+        }
+        match verdict {
             Verdict::Realised(sol) => return Ok(realised(out, &mm, &sol, instance, sigma)),
             Verdict::Short(sol) => {
                 let spent = Spent::of(&out);

@@ -3,18 +3,38 @@
 //! [`super::normal`].
 
 use super::normal::{back_solve, factor, Factor, Layout, Var};
-use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY};
+use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY, WARM_AT};
 use leontief_model::{Problem, Sense, Solution, Status};
 use rayon::prelude::*;
 use std::time::Instant;
 
-/// Solve `p`; `Err((status, steps))` when the method did not converge
-/// (`TimeLimit` when a step starts after `time_limit` seconds).
+/// An iterate of one solve, kept to start the next solve of the same LP
+/// grown by columns (its rows, its bounds and its old columns unchanged):
+/// the first iterate whose relative gap and infeasibilities are at most
+/// [`WARM_AT`].
+#[derive(Clone)]
+pub(super) struct Warm {
+    /// Per column of the problem: x, its distances to its lower and upper
+    /// bounds, and their duals z and q (unused for a fixed column).
+    cols: Vec<[f64; 5]>,
+    /// Per row: its dual y, then its slack's x, distances and duals
+    /// (unused for a row without a slack).
+    rows: Vec<[f64; 6]>,
+    /// The iterate's average complementarity.
+    mu: f64,
+}
+
+/// Solve `p`, from `warm` where given (else from the method's own start);
+/// with the solution, the iterate to start the next solve from (`None`
+/// when no iterate before the last one was within [`WARM_AT`]).
+/// `Err((status, steps))` when the method did not converge (`TimeLimit`
+/// when a step starts after `time_limit` seconds).
 pub(super) fn solve(
     p: &Problem,
     blocks: &[u32],
     time_limit: Option<f64>,
-) -> Result<Solution, (Status, usize)> {
+    warm: Option<&Warm>,
+) -> Result<(Solution, Option<Warm>), (Status, usize)> {
     let t0 = Instant::now();
     let (nr, nc) = (p.num_rows(), p.num_cols());
     let flip = if p.sense == Sense::Maximise {
@@ -93,12 +113,14 @@ pub(super) fn solve(
         vars.push(var);
         ent_start.push(ent_row.len());
     }
+    let mut slack = vec![usize::MAX; na];
     for (a, &r) in rows.iter().enumerate() {
         let (lo, up) = (p.row_lower[r], p.row_upper[r]);
         if lo == up {
             b[a] += lo;
             continue;
         }
+        slack[a] = vars.len();
         vars.push(Var {
             lower: lo,
             upper: up,
@@ -180,6 +202,42 @@ pub(super) fn solve(
         w.s[j] = if has_lo[j] { x[j] - lower[j] } else { 1.0 };
         w.t[j] = if has_up[j] { upper[j] - x[j] } else { 1.0 };
     }
+    if let Some(wm) = warm.filter(|wm| wm.rows.len() == nr && wm.cols.len() <= nc) {
+        let mut put = |v: usize, e: &[f64]| {
+            (x[v], w.s[v], w.t[v], z[v], q[v]) = (e[0], e[1], e[2], e[3], e[4]);
+        };
+        for (j, &v) in col_var.iter().enumerate().filter(|(_, &v)| v != usize::MAX) {
+            match wm.cols.get(j) {
+                Some(e) => put(v, e),
+                // A column added since: inside its bounds by the square
+                // root of mu, its duals centred (s z = mu).
+                None => {
+                    let root = wm.mu.sqrt().max(f64::MIN_POSITIVE);
+                    let (lo, up) = (lower[v], upper[v]);
+                    let at = match (has_lo[v], has_up[v]) {
+                        (true, true) if up - lo > 2.0 * root => lo + root,
+                        (true, true) => lo + 0.5 * (up - lo),
+                        (true, false) => lo + root,
+                        (false, true) => up - root,
+                        (false, false) => 0.0,
+                    };
+                    let (s, t) = (at - lo, up - at);
+                    let z = if has_lo[v] { wm.mu / s } else { 0.0 };
+                    let q = if has_up[v] { wm.mu / t } else { 0.0 };
+                    let s = if has_lo[v] { s } else { 1.0 };
+                    let t = if has_up[v] { t } else { 1.0 };
+                    put(v, &[at, s, t, z, q]);
+                }
+            }
+        }
+        for (a, &r) in rows.iter().enumerate() {
+            y[a] = wm.rows[r][0];
+            if slack[a] != usize::MAX {
+                put(slack[a], &wm.rows[r][1..]);
+            }
+        }
+    }
+    let mut keep: Option<Warm> = None;
     while iterations < MAX_ITERATIONS {
         ops.times(&x, &mut ax);
         for a in 0..na {
@@ -208,6 +266,25 @@ pub(super) fn solve(
         if inf_p <= TOLERANCE && inf_d <= TOLERANCE && rel_gap <= TOLERANCE {
             done = true;
             break;
+        }
+        if keep.is_none() && inf_p.max(inf_d).max(rel_gap) <= WARM_AT {
+            let mut cols = vec![[0.0; 5]; nc];
+            for (j, &v) in col_var.iter().enumerate().filter(|(_, &v)| v != usize::MAX) {
+                cols[j] = [x[v], w.s[v], w.t[v], z[v], q[v]];
+            }
+            let mut saved = vec![[0.0; 6]; nr];
+            for (a, &r) in rows.iter().enumerate() {
+                saved[r][0] = y[a];
+                if slack[a] != usize::MAX {
+                    let v = slack[a];
+                    saved[r][1..].copy_from_slice(&[x[v], w.s[v], w.t[v], z[v], q[v]]);
+                }
+            }
+            keep = Some(Warm {
+                cols,
+                rows: saved,
+                mu: if pairs > 0 { gap / pairs as f64 } else { 0.0 },
+            });
         }
         if time_limit.is_some_and(|t| t0.elapsed().as_secs_f64() > t) {
             return Err((Status::TimeLimit, iterations));
@@ -319,7 +396,7 @@ pub(super) fn solve(
     let aty = p.transpose_times(&row_dual);
     let col_dual: Vec<f64> = p.col_cost.iter().zip(aty).map(|(c, a)| c - a).collect();
     let objective = p.col_cost.iter().zip(&xs).map(|(c, x)| c * x).sum::<f64>() + p.offset;
-    Ok(Solution {
+    let sol = Solution {
         status: Status::Optimal,
         raw_status: "Optimal (block interior point)".into(),
         objective,
@@ -328,7 +405,8 @@ pub(super) fn solve(
         col_dual,
         seconds: t0.elapsed().as_secs_f64(),
         iterations: iterations as u64,
-    })
+    };
+    Ok((sol, keep))
 }
 
 /// The products with the LP's matrix over the active rows (A~, column
