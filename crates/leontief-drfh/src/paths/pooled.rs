@@ -531,10 +531,10 @@ pub(crate) fn at_levels<B: LpBackend>(
         .then(|| row_blocks(&mm, instance.num_resources(), problem.num_rows()));
         let mut lp = BlockIpm::new(blocks, backend.time_limit()).load(problem)?;
         let mut verdict = grow(&mut lp, &mut mm, instance, placement, &mut out, true, ends)?;
-        // A solve started from the one before it ([`crate::solvers::block_ipm::BlockLp::started_warm`])
-        // ends elsewhere on the optimal face than one from the method's own
-        // start, whose prices are the most central: where the one round is
-        // not proved, it is tried again on those.
+        // A solve started from the one before it (`BlockLp::started_warm`)
+        // ends elsewhere on the optimal face than one from the method's
+        // own start, whose prices are the most central: where the one
+        // round is not proved, it is tried again on those.
         if let Verdict::Short(sol) = &verdict {
             if !short_ends && lp.started_warm() {
                 let one = one_round(

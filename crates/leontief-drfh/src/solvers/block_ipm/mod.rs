@@ -28,6 +28,11 @@
 //! own thread, every entry summed in block order), and the factors and
 //! step vectors live from step to step.
 //!
+//! Column generation solves one LP again and again, grown by the columns
+//! priced in: a solve keeps the first iterate within [`WARM_AT`] of the
+//! optimum, and the next solve of the grown LP starts there, each new
+//! column just inside its bounds ([`ipm::Warm`]).
+//!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
 //! from them is proved by the prices it prints. A solve that does not reach
@@ -155,8 +160,10 @@ impl LpBackend for BlockIpm {
     }
 }
 
-/// A loaded LP: each solve starts over from the problem as it stands,
-/// which Clarabel holds (and solves where this method does not).
+/// A loaded LP: each solve takes the problem as it stands, which Clarabel
+/// holds (and solves where this method does not); it starts from the
+/// last solve's kept iterate while the LP has only grown by columns
+/// since, else from the method's own start.
 pub(crate) struct BlockLp {
     clarabel: ClarabelLp,
     blocks: Option<Vec<u32>>,
