@@ -29,9 +29,9 @@
 //! step vectors live from step to step.
 //!
 //! Column generation solves one LP again and again, grown by the columns
-//! priced in: a solve keeps the first iterate within [`WARM_AT`] of the
+//! priced in: a solve keeps the first iterate within `WARM_AT` of the
 //! optimum, and the next solve of the grown LP starts there, each new
-//! column just inside its bounds ([`ipm::Warm`]).
+//! column just inside its bounds (`ipm::Warm`).
 //!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
@@ -70,7 +70,7 @@ const MAX_ITERATIONS: usize = 200;
 const REFINE_BELOW: f64 = 1e-6;
 
 /// Relative gap and infeasibilities of the iterate a solve keeps to start
-/// the next solve of its LP grown by columns ([`ipm::Warm`]). Measured on
+/// the next solve of its LP grown by columns (`ipm::Warm`). Measured on
 /// the one LP of placement by attribute with 6 resources (2,000 x 5,000,
 /// seed 2; one column priced in after a cold solve of 36 steps): from
 /// 1e-1 the next solve took 18 steps, from 1e-2 7 steps; from 1e-3 9
