@@ -275,6 +275,28 @@ impl LoadedLp for BlockLp {
 mod tests {
     use super::*;
 
+    /// `x` within every row and bound of `p` (to 1e-9).
+    fn assert_inside(p: &Problem, x: &[f64], what: &str) {
+        let mut ax = vec![0.0; p.num_rows()];
+        for j in 0..p.num_cols() {
+            for e in p.a_start[j]..p.a_start[j + 1] {
+                ax[p.a_index[e]] += p.a_value[e] * x[j];
+            }
+        }
+        for r in 0..p.num_rows() {
+            assert!(
+                ax[r] <= p.row_upper[r] + 1e-9 && ax[r] >= p.row_lower[r] - 1e-9,
+                "{what}: row {r}"
+            );
+        }
+        for (j, &v) in x.iter().enumerate() {
+            assert!(
+                v >= p.col_lower[j] - 1e-9 && v <= p.col_upper[j] + 1e-9,
+                "{what}: col {j}"
+            );
+        }
+    }
+
     /// The optimum and its duals on a small LP with every row dense, grown
     /// by a column, and a bound change taking effect: each solve by this
     /// method, not Clarabel's.
@@ -368,24 +390,7 @@ mod tests {
                 c.objective
             );
             let p = &mm.problem;
-            let mut ax = vec![0.0; p.num_rows()];
-            for j in 0..p.num_cols() {
-                for e in p.a_start[j]..p.a_start[j + 1] {
-                    ax[p.a_index[e]] += p.a_value[e] * a.x[j];
-                }
-            }
-            for r in 0..p.num_rows() {
-                assert!(
-                    ax[r] <= p.row_upper[r] + 1e-9 && ax[r] >= p.row_lower[r] - 1e-9,
-                    "{what}: row {r}"
-                );
-            }
-            for (j, &v) in a.x.iter().enumerate() {
-                assert!(
-                    v >= p.col_lower[j] - 1e-9 && v <= p.col_upper[j] + 1e-9,
-                    "{what}: col {j}"
-                );
-            }
+            assert_inside(p, &a.x, &what);
         }
         assert!(converged + 2 >= total, "{converged} of {total} converged");
     }
@@ -468,24 +473,7 @@ mod tests {
                 grown.iterations,
                 cold.iterations
             );
-            let mut ax = vec![0.0; p.num_rows()];
-            for j in 0..p.num_cols() {
-                for e in p.a_start[j]..p.a_start[j + 1] {
-                    ax[p.a_index[e]] += p.a_value[e] * grown.x[j];
-                }
-            }
-            for r in 0..p.num_rows() {
-                assert!(
-                    ax[r] <= p.row_upper[r] + 1e-9 && ax[r] >= p.row_lower[r] - 1e-9,
-                    "{what}: row {r}"
-                );
-            }
-            for (j, &v) in grown.x.iter().enumerate() {
-                assert!(
-                    v >= p.col_lower[j] - 1e-9 && v <= p.col_upper[j] + 1e-9,
-                    "{what}: col {j}"
-                );
-            }
+            assert_inside(&p, &grown.x, &what);
             ours.set_col_bounds(Col(0), p.col_lower[0], p.col_upper[0])
                 .unwrap();
             ours.solve().unwrap();
