@@ -17,8 +17,9 @@
 //!   LP's optimum uses at most m users, on the lower hull of the demands
 //!   seen in the entry's units), each user with its entries of least
 //!   `sum_r d_r / c_{i,r}`; then each pass prices every pair and adds the
-//!   most attractive per user and per entry, until no pair pays less than
-//!   1 per task (beyond 1e-9). Without caps the LP is one small LP per
+//!   most attractive per user, and per entry its m most attractive (its
+//!   optimum may use m users), until no pair pays less than 1 per task
+//!   (beyond 1e-9). Without caps the LP is one small LP per
 //!   entry and the seed is usually its optimum already. A capped user
 //!   whose cap fits on a couple of entries is no entry's pick (see
 //!   [`entry_pick`]): it gets its entries by its own picks.
@@ -349,6 +350,9 @@ fn generate<L: LoadedLp>(
     );
     let all = vec![true; nu];
     let ones = vec![1.0; nu];
+    // An entry's optimum uses up to m users: each pass offers it its m
+    // most attractive.
+    let per_entry = m;
     let (mut seconds, mut solves) = (0.0, 0);
     // Simplex throughout (see the module docs).
     loaded.prefer_warm_simplex()?;
@@ -380,6 +384,7 @@ fn generate<L: LoadedLp>(
             &present,
             PRICING_TOLERANCE,
             PER_USER,
+            per_entry,
             &|n, i| entry_pick(instance, n, i),
         );
         let done = priced.add.iter().all(Vec::is_empty);

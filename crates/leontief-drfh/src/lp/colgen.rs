@@ -36,6 +36,7 @@ fn priced_columns(
         &present,
         PRICING_TOLERANCE,
         ADD_PER_USER,
+        1,
         &|_, _| true,
     );
     let mut new = Vec::new();

@@ -186,9 +186,9 @@ pub struct Priced {
 /// happen for a demanded resource of a runnable pair). `present(n, i)`
 /// says whether the pair is in the LP already. Returns the pairs whose
 /// reduced cost exceeds `tolerance`, at most `per_user` per user (the most
-/// attractive) plus the most attractive per entry among the users
-/// `entry_pick(n, i)` admits. Every pair that pays is in reach of its
-/// user's picks, so the pass is empty only when no pair pays.
+/// attractive) plus the `per_entry` most attractive per entry among the
+/// users `entry_pick(n, i)` admits. Every pair that pays is in reach of
+/// its user's picks, so the pass is empty only when no pair pays.
 #[allow(clippy::too_many_arguments)]
 pub fn price(
     instance: &Instance,
@@ -200,11 +200,20 @@ pub fn price(
     present: &(dyn Fn(usize, ServerId) -> bool + Sync),
     tolerance: f64,
     per_user: usize,
+    per_entry: usize,
     entry_pick: &(dyn Fn(usize, ServerId) -> bool + Sync),
 ) -> Priced {
     let (k, m) = (instance.num_entries(), instance.num_resources());
+    let e = per_entry.max(1);
     type Acc = (Vec<(usize, Vec<ServerId>)>, Vec<(f64, usize)>, f64, usize);
-    let empty = || -> Acc { (Vec::new(), vec![(0.0, usize::MAX); k], f64::NEG_INFINITY, 0) };
+    let empty = || -> Acc {
+        (
+            Vec::new(),
+            vec![(0.0, usize::MAX); k * e],
+            f64::NEG_INFINITY,
+            0,
+        )
+    };
     let (lists, best, worst, pairs) = (0..instance.num_users())
         .into_par_iter()
         .fold(empty, |(mut lists, mut best, mut worst, mut pairs), n| {
@@ -223,8 +232,8 @@ pub fn price(
                 let rc = u[n] - coef[n] * c;
                 if rc > tolerance && !present(n, i) {
                     worst = worst.max(rc);
-                    if rc > best[i.0].0 && entry_pick(n, i) {
-                        best[i.0] = (rc, n);
+                    if entry_pick(n, i) {
+                        keep_best(&mut best[i.0 * e..(i.0 + 1) * e], (rc, n));
                     }
                     push_top(&mut top, per_user, -rc, i);
                 }
@@ -236,9 +245,9 @@ pub fn price(
         })
         .reduce(empty, |(mut la, mut ba, wa, pa), (lb, bb, wb, pb)| {
             la.extend(lb);
-            for (a, b) in ba.iter_mut().zip(bb) {
-                if b.0 > a.0 {
-                    *a = b;
+            for (a, b) in ba.chunks_exact_mut(e).zip(bb.chunks_exact(e)) {
+                for &x in b.iter().filter(|x| x.1 != usize::MAX) {
+                    keep_best(a, x);
                 }
             }
             (la, ba, wa.max(wb), pa + pb)
@@ -247,15 +256,36 @@ pub fn price(
     for (n, l) in lists {
         add[n] = l;
     }
-    for (i, &(_, n)) in best.iter().enumerate() {
-        if n != usize::MAX && !add[n].contains(&ServerId(i)) {
-            add[n].push(ServerId(i));
+    for (j, &(_, n)) in best.iter().enumerate() {
+        let i = ServerId(j / e);
+        if n != usize::MAX && !add[n].contains(&i) {
+            add[n].push(i);
         }
     }
     Priced {
         add,
         worst: worst.max(0.0),
         pairs,
+    }
+}
+
+/// Put `x` (reduced cost, user) among `best`, an entry's most attractive
+/// users so far (empty slots hold user `usize::MAX`), if it beats the
+/// least of them: a larger reduced cost, or the same one and a smaller
+/// user, so that the picks do not depend on how the users were split
+/// between threads.
+fn keep_best(best: &mut [(f64, usize)], x: (f64, usize)) {
+    let beats = |a: (f64, usize), b: (f64, usize)| {
+        b.1 == usize::MAX || a.0 > b.0 || (a.0 == b.0 && a.1 < b.1)
+    };
+    let Some(worst) = best
+        .iter_mut()
+        .reduce(|w, b| if beats(*w, *b) { b } else { w })
+    else {
+        return;
+    };
+    if beats(x, *worst) {
+        *worst = x;
     }
 }
 
@@ -460,6 +490,7 @@ pub fn sectors(
         .iter()
         .map(|u| simplex(&u.demand))
         .collect();
+    let on_entry = UsersOn::new(instance, active, placement);
     let picked: Vec<Vec<usize>> = (0..instance.num_entries())
         .into_par_iter()
         .map(|i| {
@@ -468,10 +499,7 @@ pub fn sectors(
             let q = simplex(cap);
             let mut close: HashMap<usize, Vec<(f64, usize)>> = HashMap::new();
             let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
-            for n in (0..nu).filter(|&n| active[n]) {
-                if !runs_on(instance, n, i, placement) {
-                    continue;
-                }
+            for n in on_entry.users(instance, i) {
                 let (mut mask, mut dist) = (0usize, 0.0);
                 for r in 0..m {
                     let v = users[n][r] - q[r];
@@ -523,9 +551,8 @@ pub fn sectors(
             let mut hashed: HashMap<usize, Vec<(u64, usize)>> = HashMap::new();
             // A user that runs on few of the entries (it needs a resource
             // most lack) draws more of them.
-            let runnable: Vec<usize> = (0..entries.len())
-                .filter(|&i| runs_on(instance, n, ServerId(i), placement))
-                .collect();
+            let mut runnable: Vec<usize> = Vec::new();
+            for_each_runnable(instance, UserId(n), placement, |i| runnable.push(i.0));
             let spread = spread
                 * entries
                     .len()
@@ -620,6 +647,73 @@ pub fn with_room(
     }
 }
 
+/// The active users that run on each entry, in increasing order: from
+/// the users' eligible lists where placement gives them (one pass over
+/// the runnable pairs, not a search per user and entry), else found per
+/// entry.
+struct UsersOn<'a> {
+    active: &'a [bool],
+    placement: bool,
+    /// Per entry, where its users start in `users` (one past the last at
+    /// the end); empty when the users are found per entry.
+    start: Vec<usize>,
+    users: Vec<u32>,
+}
+
+impl<'a> UsersOn<'a> {
+    fn new(instance: &Instance, active: &'a [bool], placement: bool) -> UsersOn<'a> {
+        let listed = placement
+            && instance.num_users() <= u32::MAX as usize
+            && instance.users().iter().any(|u| u.servers.is_some());
+        let (mut start, mut users) = (Vec::new(), Vec::new());
+        if listed {
+            let k = instance.num_entries();
+            start = vec![0usize; k + 1];
+            let each = |f: &mut dyn FnMut(usize, ServerId)| {
+                for n in (0..instance.num_users()).filter(|&n| active[n]) {
+                    for_each_runnable(instance, UserId(n), placement, |i| f(n, i));
+                }
+            };
+            each(&mut |_, i| start[i.0 + 1] += 1);
+            for i in 0..k {
+                start[i + 1] += start[i];
+            }
+            let mut next = start.clone();
+            users = vec![0u32; start[k]];
+            each(&mut |n, i| {
+                users[next[i.0]] = n as u32;
+                next[i.0] += 1;
+            });
+        }
+        UsersOn {
+            active,
+            placement,
+            start,
+            users,
+        }
+    }
+
+    /// The active users that run on entry `i`, in increasing order.
+    fn users<'b>(
+        &'b self,
+        instance: &'b Instance,
+        i: ServerId,
+    ) -> Box<dyn Iterator<Item = usize> + 'b> {
+        if self.start.is_empty() {
+            Box::new(
+                (0..instance.num_users())
+                    .filter(move |&n| self.active[n] && runs_on(instance, n, i, self.placement)),
+            )
+        } else {
+            Box::new(
+                self.users[self.start[i.0]..self.start[i.0 + 1]]
+                    .iter()
+                    .map(|&n| n as usize),
+            )
+        }
+    }
+}
+
 /// At most this many times `spread` entries per sector for a user that
 /// runs on few entries ([`sectors`]).
 const SCARCE_MAX: usize = 8;
@@ -637,5 +731,83 @@ fn push_small<K: PartialOrd + Copy>(v: &mut Vec<(K, usize)>, cap: usize, key: K,
         .filter(|w| key < w.0)
     {
         *w = (key, n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use leontief_core::generate;
+
+    /// Placement lists on a third of the servers, some users inactive, and
+    /// a GPU-like resource most servers lack.
+    fn listed(seed: u64) -> Instance {
+        let family = generate::Family::new(30, 60, 4, seed)
+            .from_spec("gpu=0.2,placement=attribute:3")
+            .expect("a valid spec");
+        generate::family(&family)
+    }
+
+    #[test]
+    fn the_users_on_an_entry_are_those_that_run_there() {
+        for seed in 1..=4 {
+            let inst = listed(seed);
+            let active: Vec<bool> = (0..inst.num_users()).map(|n| n % 4 != 1).collect();
+            for placement in [true, false] {
+                let on = UsersOn::new(&inst, &active, placement);
+                assert_eq!(on.start.is_empty(), !placement);
+                for i in inst.server_ids() {
+                    let want: Vec<usize> = (0..inst.num_users())
+                        .filter(|&n| active[n] && runs_on(&inst, n, i, placement))
+                        .collect();
+                    let got: Vec<usize> = on.users(&inst, i).collect();
+                    assert_eq!(
+                        got, want,
+                        "seed {seed}, placement {placement}, entry {}",
+                        i.0
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_entry_is_offered_its_most_attractive_users() {
+        for (seed, per_entry) in [(1, 1), (2, 3), (3, 4), (4, 8)] {
+            let inst = listed(seed);
+            let (nu, k, m) = (inst.num_users(), inst.num_entries(), inst.num_resources());
+            // Prices that leave many pairs attractive.
+            let u: Vec<f64> = (0..nu).map(|n| 1.0 + (n % 3) as f64).collect();
+            let y: Vec<f64> = (0..k * m).map(|j| ((j * 7) % 5) as f64 * 0.5).collect();
+            let coef = vec![1.0; nu];
+            let users = vec![true; nu];
+            let present = |n: usize, i: ServerId| (n + i.0).is_multiple_of(5);
+            let pick = |n: usize, _: ServerId| n % 7 != 3;
+            let priced = price(
+                &inst, true, &users, &coef, &u, &y, &present, 1e-9, 0, per_entry, &pick,
+            );
+            for i in inst.server_ids() {
+                let d = |n: usize| -> f64 {
+                    let dn = &inst.user(UserId(n)).demand;
+                    (0..m).map(|r| dn[r] * y[i.0 * m + r]).sum()
+                };
+                let mut want: Vec<(f64, usize)> = (0..nu)
+                    .filter(|&n| inst.can_run_on(UserId(n), i) && !present(n, i) && pick(n, i))
+                    .map(|n| (u[n] - coef[n] * d(n), n))
+                    .filter(|&(rc, _)| rc > 1e-9)
+                    .collect();
+                want.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+                want.truncate(per_entry);
+                let mut got: Vec<usize> = (0..nu).filter(|&n| priced.add[n].contains(&i)).collect();
+                let mut want: Vec<usize> = want.into_iter().map(|(_, n)| n).collect();
+                got.sort_unstable();
+                want.sort_unstable();
+                assert_eq!(
+                    got, want,
+                    "seed {seed}, {per_entry} per entry, entry {}",
+                    i.0
+                );
+            }
+        }
     }
 }
