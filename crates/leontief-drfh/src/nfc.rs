@@ -19,9 +19,9 @@
 //!   `sum_r d_r / c_{i,r}`; then each pass prices every pair and adds the
 //!   most attractive per user, and per entry its m most attractive (its
 //!   optimum may use m users), until no pair pays less than 1 per task
-//!   (beyond 1e-9). Without caps the LP is one small LP per
-//!   entry and the seed is usually its optimum already. A capped user
-//!   whose cap fits on a couple of entries is no entry's pick (see
+//!   (beyond 1e-9). Without caps the LP is one small LP per entry and
+//!   the seed is usually its optimum already. A capped user whose cap
+//!   fits on a couple of entries is no entry's pick (see
 //!   [`entry_pick`]): it gets its entries by its own picks.
 //!
 //! Measured (release, 2 cores, end to end with the certificate check;
