@@ -116,11 +116,11 @@ const REGULARISATION: f64 = 1e-14;
 /// 6 resources, weights and caps on half the users, the 70 / 20 / 2 LPs
 /// of each size that realised their share took 10.0 / 5.9 / 2.5 s in all
 /// against Clarabel's 42.5 / 26.1 / 11.6 s; with 4 resources the groups'
-/// LPs took 0.4 s in all against 5.6 s (weights and caps), 2.0 against
-/// 10.6 s (a GPU on a fifth of the servers) and 14.0 against 17.6 s
-/// (bimodal demands). Measured up to 2.2 users per entry; a quarter is
-/// the margin, since the dense Schur complement's cost does not fall
-/// with the entries and Clarabel's does.
+/// LPs took 0.4 s in all against 5.6 s with those past 200 users on
+/// Clarabel (weights and caps), 2.0 against 10.6 s (a GPU on a fifth of
+/// the servers) and 14.0 against 17.6 s (bimodal demands). Measured up
+/// to 2.2 users per entry; a quarter is the margin, since the dense Schur
+/// complement's cost does not fall with the entries and Clarabel's does.
 pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
     users <= 100
         || (m >= 4 && users <= 200)
