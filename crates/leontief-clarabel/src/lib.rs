@@ -66,6 +66,10 @@ pub struct ClarabelSettings {
     pub reuse_solver: bool,
     /// The KKT system's LDL factorisation. Default [`Ldl::Qdldl`].
     pub ldl: Ldl,
+    /// Threads of faer's supernodal factorisation (with [`Ldl::Auto`]
+    /// where it takes faer); 0 lets Clarabel choose (rayon's pool), 1
+    /// factorises on the calling thread. Default 0.
+    pub ldl_threads: u32,
 }
 
 /// Which LDL factorisation Clarabel runs on its KKT system.
@@ -103,6 +107,7 @@ impl Default for ClarabelSettings {
             verbose: false,
             reuse_solver: false,
             ldl: Ldl::Qdldl,
+            ldl_threads: 0,
         }
     }
 }
@@ -427,6 +432,7 @@ impl LoadedLp for ClarabelLp {
                 verbose: self.settings.verbose,
                 presolve_enable: !self.settings.reuse_solver,
                 direct_solve_method: self.settings.ldl.method().into(),
+                max_threads: self.settings.ldl_threads,
                 ..DefaultSettings::default()
             };
             let pmat = CscMatrix::zeros((nc, nc));
@@ -572,8 +578,8 @@ mod tests {
 
     /// An LP whose KKT factor is dense (100 rows over every one of 120
     /// columns: flops per nonzero far past 40, so `Ldl::Auto` takes
-    /// faer's supernodal LDL): the same optimum as QDLDL and HiGHS, and
-    /// its own residuals hold.
+    /// faer's supernodal LDL, on rayon's pool or on one thread): the same
+    /// optimum as QDLDL and HiGHS, and its own residuals hold.
     #[test]
     fn either_ldl_solves_an_lp_with_a_dense_factor() {
         let mut b = ProblemBuilder::new(Sense::Maximise);
@@ -589,22 +595,24 @@ mod tests {
         }
         let p = b.build();
         let h = leontief_highs::Highs::default().solve(p.clone()).unwrap();
-        for ldl in [Ldl::Qdldl, Ldl::Auto] {
+        for (ldl, ldl_threads) in [(Ldl::Qdldl, 0), (Ldl::Auto, 0), (Ldl::Auto, 1)] {
             let s = Clarabel::new(ClarabelSettings {
                 ldl,
+                ldl_threads,
                 ..ClarabelSettings::default()
             })
             .unwrap()
             .solve(p.clone())
             .unwrap();
-            assert_eq!(s.status, Status::Optimal, "{ldl:?}");
+            let on = format!("{ldl:?} on {ldl_threads} threads");
+            assert_eq!(s.status, Status::Optimal, "{on}");
             assert!(
                 (s.objective - h.objective).abs() < 1e-7 * h.objective.abs(),
-                "{ldl:?}: {} vs {}",
+                "{on}: {} vs {}",
                 s.objective,
                 h.objective
             );
-            assert!(residuals(&p, &s.x, &s.row_dual).within(1e-7), "{ldl:?}");
+            assert!(residuals(&p, &s.x, &s.row_dual).within(1e-7), "{on}");
         }
     }
 

@@ -278,6 +278,15 @@ pub const SUB_POOLS: usize = 4;
 /// 3.2-3.3 s in one pair of runs.
 pub const DENSE_BLOCK_USERS: usize = 5_000;
 
+/// Threads in rayon's pool below which that dense-block factorisation
+/// (faer's) runs on one thread. On 2 cores its parallel factorisation
+/// was the slower (`docs/design/maxmin-operator.md`, "The dense block on
+/// two cores"): the groups' first step at 10,000 x 10,000 with 6
+/// resources, k-DF (k = 2), 17.6 -> 14.6 s (the lognormal shape) and
+/// 29.2 -> 24.4 s (weights and caps); for DRFH, whose reference total
+/// holds the other core meanwhile, unchanged (11.0 against 10.7 s).
+pub const PARALLEL_LDL_THREADS: usize = 3;
+
 /// Runnable users up to which Clarabel solves the operator's large LPs
 /// (the pooled LP with up to 4 resources, the rounds from its pairs);
 /// past it Clarabel's factorisation costs more than HiGHS's iterations

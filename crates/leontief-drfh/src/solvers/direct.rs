@@ -21,6 +21,8 @@
 use leontief_clarabel::{Clarabel, ClarabelLp, ClarabelSettings, Ldl};
 use leontief_model::{BackendError, LpBackend, Problem};
 
+use crate::settings::PARALLEL_LDL_THREADS;
+
 /// Clarabel's tolerances (gap and feasibility). At 1e-10 the Google cell
 /// forced through the pooled path (1,000 users on 10 entries) left 1.1e-8
 /// of a user's level unproved by the pooled prices after the snap and the
@@ -37,25 +39,33 @@ impl Direct {
     /// Clarabel at [`TOLERANCE`], each solve within `time_limit` seconds
     /// (the run's limit per LP, [`LpBackend::time_limit`]).
     pub(crate) fn new(time_limit: Option<f64>) -> Result<Direct, BackendError> {
-        Direct::with_ldl(time_limit, Ldl::Qdldl)
+        Direct::with_ldl(time_limit, Ldl::Qdldl, 0)
     }
 
     /// [`Direct::new`] with Clarabel's choice of LDL factorisation
     /// ([`Ldl::Auto`]): for an LP over thousands of users on a few
     /// hundred servers, whose factor holds a dense block (the groups'
     /// first step at 10,000 x 10,000 with 6 resources: 10,000 users on
-    /// 400 servers, 73 s by QDLDL, 23 s by faer's supernodal one).
+    /// 400 servers, 73 s by QDLDL, 23 s by faer's supernodal one), on
+    /// one thread where rayon's pool has fewer than
+    /// [`PARALLEL_LDL_THREADS`].
     pub(crate) fn dense_block(time_limit: Option<f64>) -> Result<Direct, BackendError> {
-        Direct::with_ldl(time_limit, Ldl::Auto)
+        let threads = if rayon::current_num_threads() < PARALLEL_LDL_THREADS {
+            1
+        } else {
+            0
+        };
+        Direct::with_ldl(time_limit, Ldl::Auto, threads)
     }
 
-    fn with_ldl(time_limit: Option<f64>, ldl: Ldl) -> Result<Direct, BackendError> {
+    fn with_ldl(time_limit: Option<f64>, ldl: Ldl, threads: u32) -> Result<Direct, BackendError> {
         let clarabel = Clarabel::new(ClarabelSettings {
             tol_gap_abs: TOLERANCE,
             tol_gap_rel: TOLERANCE,
             tol_feas: TOLERANCE,
             time_limit,
             ldl,
+            ldl_threads: threads,
             ..Default::default()
         })
         .map_err(|e| BackendError::Native {
