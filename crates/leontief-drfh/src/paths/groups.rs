@@ -637,7 +637,7 @@ fn realise<B: LpBackend>(
         // 10,000 x 10,000, 6 resources, seed 3: step 1 ended at reduced
         // accuracy, and the one LP on HiGHS's interior point had not
         // ended after 400 s; with that point, 52 groups short and merged,
-        // 46.8 s, `optimal` and verified.)
+        // 36-47 s, `optimal` and verified.)
         Ok(match found {
             Pooled::Realised(o)
                 if o.path == Path::Pooled
