@@ -542,3 +542,29 @@ proptest! {
         prop_assert!(c.ok, "{:?} ({:?})", c, auto.path);
     }
 }
+
+/// Thousands of users blocked in one round of the pattern master (k-DF
+/// with placement by attribute, 2,000 users on the 4 groups their lists
+/// pool the servers into, as the pooled path bounds the levels): each
+/// user's share of the round's bound is a thousandth or less, and the
+/// master's tolerances must leave the smallest of them no room. Each is
+/// checked at 1e-7, a tenth of the audit's tolerance (a pricing
+/// tolerance of 1e-10 left 2.2e-6 on 5,000 servers, seed 1).
+#[test]
+fn pattern_rounds_of_thousands_of_users_certify() {
+    for (servers, seed) in [(5_000, 1), (1_000, 1), (1_000, 2), (1_000, 3)] {
+        let inst = generate::family(
+            &generate::Family::new(2_000, servers, 4, seed)
+                .from_spec("placement=attribute:4")
+                .unwrap(),
+        );
+        let sigma = kdf_sigma(&inst, 2);
+        let pools = leontief_drfh::merge::pool_by_lists(&inst, 4).expect("4 groups");
+        let pooled = &pools.instance;
+        let o = run(pooled, &sigma, Columns::Patterns);
+        assert_eq!(o.status, Status::Optimal, "{servers} seed {seed}");
+        assert_eq!(o.path, leontief_drfh::maxmin::Path::Patterns);
+        let c = certify_to(pooled, &sigma, &o, &user_tasks(&o), 1e-7);
+        assert!(c.ok, "{servers} seed {seed}: {c:?}");
+    }
+}

@@ -36,7 +36,11 @@
 //! At the optimum, strong duality gives sum_{i,r} p_{i,r} = sum_n u_n X_n
 //! over all users (frozen at their tasks, active at theta a_n), which is
 //! exactly the weak-duality certificate `leontief-audit` checks: every
-//! active user with u_n > 0 is blocked at theta, with no room left.
+//! active user with u_n > 0 is blocked at theta, with no room left. The
+//! master's tolerances leave some, and the path gives up (the caller runs
+//! the next path) when the room it leaves a blocked user, computed as the
+//! audit computes it, is more than half the audit's tolerance
+//! (`BLOCKED_ROOM`).
 //!
 //! Caps: when theta passes some active users' caps, those users (and only
 //! they) freeze at their caps, all at once, and the round is solved again
@@ -70,13 +74,35 @@ use leontief_core::{Instance, ServerId, UserId};
 use leontief_model::{
     BackendError, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution, Status,
 };
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
 const INF: f64 = f64::INFINITY;
 
 /// A pattern prices in when its reduced cost exceeds this (the master's
-/// objective is theta in units where it is at least 1).
-const PRICING_TOLERANCE: f64 = 1e-10;
+/// objective is theta in units where it is at least 1). The round's
+/// prices leave each blocked user n room `rc / (u_n a_n)` (relative to
+/// its tasks) for a final reduced cost rc, and with thousands of users in
+/// a round `u_n a_n` is a thousandth of the total or less: at 1e-10, k-DF
+/// with placement by attribute (2,000 users on 4 pooled groups) left its
+/// smallest users 2.2e-6 of room, past the audit's 1e-6; at 1e-14 one
+/// more master solve leaves 1.8e-11. A pattern already in the round's
+/// master ends the pricing: HiGHS does not enter a column whose reduced
+/// cost is under its own dual tolerance (1e-10).
+const PRICING_TOLERANCE: f64 = 1e-14;
+
+/// A round's prices must leave each user it blocks at most this room
+/// (relative to its tasks) in the weak-duality bound that
+/// `leontief-audit` checks at 1e-6, or a gap within [`GAP_ROUND_OFF`];
+/// otherwise the path gives up and the caller runs the next one. At
+/// 10,000 x 150 the master leaves 1.6e-7 to 2.9e-7.
+const BLOCKED_ROOM: f64 = 5e-7;
+
+/// The gap of a round's bound read as round-off, relative to the bound:
+/// the sums over thousands of users that make it agree to about this.
+const GAP_ROUND_OFF: f64 = 1e-14;
 
 /// An active user is blocked when its price u_n a_n exceeds this share
 /// of the active users' total (which is 1 - kappa); below, its room in
@@ -450,6 +476,7 @@ pub(crate) fn try_patterns<B: LpBackend>(
                 round.first = 0;
             }
         }
+        let mut seen: HashSet<u64> = starts.iter().map(|(k, on)| key(*k, on)).collect();
         round.cols.extend(starts);
         let lp = lp.as_mut().expect("loaded above");
         if out.rounds == 1 {
@@ -466,7 +493,10 @@ pub(crate) fn try_patterns<B: LpBackend>(
                 return Ok(None);
             }
             let tp = Instant::now();
-            let (added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held, &mut centre);
+            let (mut added, u) = price_in(&s, instance, &x, &round, &act, &fro, &held, &mut centre);
+            // A pattern the master holds already: its reduced cost is
+            // under HiGHS's dual tolerance, and the pricing ends here.
+            added.retain(|(a, on)| seen.insert(key(Some(*a), on)));
             let pricing = tp.elapsed().as_secs_f64();
             out.pricing_passes += 1;
             out.pricing_seconds += pricing;
@@ -511,6 +541,14 @@ pub(crate) fn try_patterns<B: LpBackend>(
                 .copied()
                 .filter(|&n| u[n] > 0.0 && u[n] * s.a[n] > PRICED * priced)
                 .collect();
+            // The round's proof, as the audit checks it: a blocked user
+            // the prices leave room cannot be claimed blocked.
+            let (gap, bound) = round_gap(&s, instance, &sol, &act, &fro, &held, &u, theta);
+            let allowed =
+                |n: usize| (BLOCKED_ROOM * u[n] * s.a[n] * theta).max(GAP_ROUND_OFF * bound);
+            if blocked.iter().any(|&n| gap > allowed(n)) {
+                return Ok(None);
+            }
         }
         let frozen_now: Vec<usize> = capped.iter().chain(&blocked).copied().collect();
         if frozen_now.is_empty() {
@@ -567,6 +605,44 @@ pub(crate) fn try_patterns<B: LpBackend>(
     out.tasks = tasks;
     out.number_rounds(settings.level_tolerance);
     Ok(Some(out))
+}
+
+/// Where a pattern of either block (`Some(true)`: active) sits in a
+/// round's set of columns.
+fn key(kind: Option<bool>, on: &[u32]) -> u64 {
+    let mut h = DefaultHasher::new();
+    kind.hash(&mut h);
+    on.hash(&mut h);
+    h.finish()
+}
+
+/// The room the weak-duality bound of `leontief-audit` leaves at the
+/// round's prices, in units of normalised capacity: `sum_rows p -
+/// sum_frozen X_n u_n - theta sum_active a_n u_n` (`u`: the active users'
+/// prices); and the bound, `sum_rows p`. A blocked user n may rise by at
+/// most the gap over `u_n`, so its relative room is the gap over
+/// `u_n a_n theta`.
+#[allow(clippy::too_many_arguments)]
+fn round_gap(
+    s: &Setup,
+    instance: &Instance,
+    x: &Solution,
+    act: &[usize],
+    fro: &[usize],
+    held: &[f64],
+    u: &[f64],
+    theta: f64,
+) -> (f64, f64) {
+    let p = row_prices(s, x);
+    let frozen: f64 = if fro.is_empty() {
+        0.0
+    } else {
+        let (_, u_fro) = s.best(instance, &p, fro);
+        fro.iter().map(|&n| held[n] * u_fro[n]).sum()
+    };
+    let active: f64 = act.iter().map(|&n| s.a[n] * u[n]).sum();
+    let bound: f64 = p.iter().sum();
+    (bound - frozen - theta * active, bound)
 }
 
 /// The capacity rows' duals as prices (>= 0; a negative one is the LP's
