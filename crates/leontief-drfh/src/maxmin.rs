@@ -25,7 +25,8 @@
 //!    lists are at most [`crate::settings::PATTERN_FEW_LISTS`] distinct
 //!    lists (placement by attribute): a Dantzig-Wolfe master over the capacity
 //!    rows alone ([`Path::Patterns`]). The rounds run if a master solve
-//!    does not end optimal.
+//!    does not end optimal or a round's prices leave a user it blocks
+//!    room the audit would see.
 //! 4. **Pooled first**, from [`GENERATE_FROM`] runnable pairs: without
 //!    placement lists the pooled progressive filling bounds every level
 //!    (where some resource is held by some entries only, as a GPU, the

@@ -607,7 +607,7 @@ pub(crate) fn try_patterns<B: LpBackend>(
     Ok(Some(out))
 }
 
-/// Where a pattern of either block (`Some(true)`: active) sits in a
+/// A pattern of either block (`Some(true)`: active) as a key of the
 /// round's set of columns.
 fn key(kind: Option<bool>, on: &[u32]) -> u64 {
     let mut h = DefaultHasher::new();
