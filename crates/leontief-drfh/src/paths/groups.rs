@@ -51,7 +51,10 @@
 //! relaxation; when every group realises its share in step 2, the union
 //! is a per-server allocation with every user at its pooled level, which
 //! *is* the max-min answer, certified by the pooled prices like the
-//! one-LP path's (the certificate check then reads every pair). When a
+//! one-LP path's (the certificate check then reads every pair). Without
+//! placement lists the path checks that the prices prove it, each
+//! round's room as the audit computes it ([`proved`]), and gives up where
+//! they do not. When a
 //! group falls short (a group's users cannot fill its entries exactly)
 //! the one-LP path runs as before: the split costs time, never
 //! exactness. A group that falls short is first solved again together
@@ -1072,15 +1075,115 @@ fn on_groups<B: LpBackend>(
     out.path = Path::Grouped(groups);
     out.raw_status = "Optimal".into();
     finish(&mut out, &mm, &x, instance, sigma);
+    if !placement && !proved(&out, instance, sigma) {
+        return Ok(Err(spent));
+    }
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
     Ok(Ok(out))
 }
 
+/// The most room a round's prices may leave a user they prove blocked,
+/// relative to its tasks: half the audit's tolerance (1e-6).
+const BLOCKED_ROOM: f64 = 5e-7;
+
+/// Capacity whose rise is round-off: the audit's `CAPACITY_ROUNDING`.
+const CAPACITY_ROUNDING: f64 = 1e-12;
+
+/// Whether the pooled rounds' prices (`out.certificates`) prove the
+/// allocation the groups realised: the weak-duality room of each user a
+/// round proves, as the audit's certificate check computes it (without
+/// placement lists), at most [`BLOCKED_ROOM`] of its tasks. The groups'
+/// LPs leave a little capacity idle, and a round's proof charges all of
+/// it to each of its users: 2e-10 of the CPU idle left each of 8,000
+/// users room 1.9e-6 (k-DF with a GPU on a fifth of the servers,
+/// 10,000 x 10,000, 2 resources, seed 2). Each round's prices are read
+/// once per distinct row of prices and resources held, so the check
+/// costs O(N x distinct rows), not O(pairs).
+fn proved(out: &MaxMinOutcome, instance: &Instance, sigma: &[f64]) -> bool {
+    let (k, m, nu) = (
+        instance.num_entries(),
+        instance.num_resources(),
+        instance.num_users(),
+    );
+    let users = instance.users();
+    let tasks: Vec<f64> = (0..nu).map(|n| out.tasks.user_total(n)).collect();
+    let level = |n: usize| sigma[n] * tasks[n] / users[n].weight;
+    let total = instance.total_capacity();
+    for c in &out.certificates {
+        if c.prices.len() != k * m {
+            return false;
+        }
+        let row = |i: usize| &c.prices[i * m..(i + 1) * m];
+        let mut distinct: std::collections::HashMap<(Vec<u64>, Vec<bool>), usize> =
+            Default::default();
+        let mut cost = 0.0;
+        for i in 0..k {
+            let cap = instance.class_capacities(ServerId(i));
+            cost += cap.iter().zip(row(i)).map(|(a, p)| a * p).sum::<f64>();
+            let key = (
+                row(i).iter().map(|p| p.to_bits()).collect(),
+                cap.iter().map(|&a| a > 0.0).collect(),
+            );
+            distinct.entry(key).or_insert(i);
+        }
+        let reps: Vec<usize> = distinct.into_values().collect();
+        // Each user's cheapest task and the entry it is cheapest on.
+        let best: Vec<(f64, Option<usize>)> = (0..nu)
+            .into_par_iter()
+            .map(|n| {
+                let d = &users[n].demand;
+                reps.iter()
+                    .filter(|&&i| {
+                        d.iter()
+                            .zip(instance.class_capacities(ServerId(i)))
+                            .all(|(&x, &a)| x == 0.0 || a > 0.0)
+                    })
+                    .map(|&i| {
+                        (
+                            d.iter().zip(row(i)).map(|(x, p)| x * p).sum::<f64>(),
+                            Some(i),
+                        )
+                    })
+                    .fold((f64::INFINITY, None), |a, b| if b.0 < a.0 { b } else { a })
+            })
+            .collect();
+        let u = |n: usize| {
+            if best[n].0.is_finite() {
+                best[n].0
+            } else {
+                0.0
+            }
+        };
+        let (mut held, mut later) = (0.0, 0.0);
+        for n in (0..nu).filter(|&n| out.frozen_round[n] > 0) {
+            if out.frozen_round[n] <= c.round {
+                held += u(n) * tasks[n];
+            } else {
+                later += u(n) * users[n].weight / sigma[n];
+            }
+        }
+        for &n in &c.users {
+            let room = (cost - held - level(n) * later).max(0.0);
+            let denominator = u(n) * tasks[n];
+            let own_scale: f64 = best[n]
+                .1
+                .map_or(0.0, |i| total.iter().zip(row(i)).map(|(a, p)| a * p).sum());
+            if !(denominator > 0.0
+                && (room <= BLOCKED_ROOM * denominator || room <= CAPACITY_ROUNDING * own_scale))
+            {
+                return false;
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{auto, deal_users, pure_users, PURE_MOST};
-    use leontief_core::ServerId;
+    use super::{auto, deal_users, proved, pure_users, BLOCKED_ROOM, PURE_MOST};
+    use crate::outcome::{MaxMinOutcome, RoundCertificate};
     use leontief_core::{Instance, RawInstance, RawServer, RawUser};
+    use leontief_core::{ServerId, Tasks};
 
     /// Three users each near one resource alone, twelve balanced ones, on
     /// 10 of each resource in all.
@@ -1231,6 +1334,55 @@ mod tests {
         let (many, _) = gpu_dealing(30, 0);
         let cpu_on_gpu = many[..30].iter().filter(|g| on_gpu(g)).count();
         assert!(cpu_on_gpu > 0 && cpu_on_gpu < 30 * 2 / 8, "{cpu_on_gpu}");
+    }
+
+    /// Two users of one resource on two entries of capacity 1, one round
+    /// priced 1 on both: the prices prove the users at 1 task each, not
+    /// at 0.999999 (2e-6 of the capacity idle, room 2e-6 of each user's
+    /// tasks, past [`BLOCKED_ROOM`]).
+    #[test]
+    fn idle_capacity_leaves_the_round_unproved() {
+        let inst = Instance::new(RawInstance {
+            name: None,
+            description: None,
+            resources: vec!["cpu".into()],
+            servers: (0..2)
+                .map(|i| RawServer {
+                    name: format!("s{i}"),
+                    capacity: vec![1.0],
+                    count: None,
+                })
+                .collect(),
+            users: (0..2)
+                .map(|j| RawUser {
+                    name: format!("u{j}"),
+                    demand: vec![1.0],
+                    weight: None,
+                    tasks: None,
+                    servers: None,
+                    rank_weights: None,
+                    queue: None,
+                })
+                .collect(),
+            queues: None,
+            quantum: None,
+        })
+        .expect("valid");
+        let at = |x: f64| {
+            let mut o = MaxMinOutcome::start(2, 2);
+            o.tasks = Tasks::from_rows(2, vec![vec![(0, x)], vec![(1, x)]]);
+            o.frozen_round = vec![1, 1];
+            o.certificates = vec![RoundCertificate {
+                round: 1,
+                prices: vec![1.0, 1.0],
+                users: vec![0, 1],
+            }];
+            o
+        };
+        assert_eq!(BLOCKED_ROOM, 5e-7);
+        assert!(proved(&at(1.0), &inst, &[1.0, 1.0]));
+        assert!(proved(&at(1.0 - 1e-7), &inst, &[1.0, 1.0]));
+        assert!(!proved(&at(1.0 - 1e-6), &inst, &[1.0, 1.0]));
     }
 
     /// Groups of 100 with many users; larger groups where users are
