@@ -69,7 +69,9 @@ use crate::lp::part::{part_of, raw_servers, raw_user};
 use crate::lp::pricing::angle;
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
-use crate::settings::{Columns, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP};
+use crate::settings::{
+    Columns, BLOCKED_ROOM, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP,
+};
 use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
@@ -1081,10 +1083,6 @@ fn on_groups<B: LpBackend>(
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
     Ok(Ok(out))
 }
-
-/// The most room a round's prices may leave a user they prove blocked,
-/// relative to its tasks: half the audit's tolerance (1e-6).
-const BLOCKED_ROOM: f64 = 5e-7;
 
 /// Capacity whose rise is round-off: the audit's `CAPACITY_ROUNDING`.
 const CAPACITY_ROUNDING: f64 = 1e-12;

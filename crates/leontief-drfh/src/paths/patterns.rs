@@ -69,7 +69,7 @@
 
 use crate::lp::finish::repair;
 use crate::outcome::{Freeze, MaxMinOutcome, Path, RoundCertificate};
-use crate::settings::MaxMinSettings;
+use crate::settings::{MaxMinSettings, BLOCKED_ROOM};
 use leontief_core::{Instance, ServerId, UserId};
 use leontief_model::{
     BackendError, LoadedLp, LpBackend, NewCol, ProblemBuilder, Row, Sense, Solution, Status,
@@ -92,13 +92,6 @@ const INF: f64 = f64::INFINITY;
 /// master ends the pricing: HiGHS does not enter a column whose reduced
 /// cost is under its own dual tolerance (1e-10).
 const PRICING_TOLERANCE: f64 = 1e-14;
-
-/// A round's prices must leave each user it blocks at most this room
-/// (relative to its tasks) in the weak-duality bound that
-/// `leontief-audit` checks at 1e-6, or a gap within [`GAP_ROUND_OFF`];
-/// otherwise the path gives up and the caller runs the next one. At
-/// 10,000 x 150 the master leaves 1.6e-7 to 2.9e-7.
-const BLOCKED_ROOM: f64 = 5e-7;
 
 /// The gap of a round's bound read as round-off, relative to the bound:
 /// the sums over thousands of users that make it agree to about this.
