@@ -1183,26 +1183,20 @@ mod tests {
     use leontief_core::{Instance, RawInstance, RawServer, RawUser};
     use leontief_core::{ServerId, Tasks};
 
-    /// Three users each near one resource alone, twelve balanced ones, on
-    /// 10 of each resource in all.
-    fn three_pure_twelve_balanced() -> Instance {
-        let mut users: Vec<[f64; 3]> = vec![[1.0, 0.1, 0.1], [0.1, 1.0, 0.1], [0.1, 0.1, 1.0]];
-        users.extend(std::iter::repeat_n([0.5, 0.5, 0.5], 12));
+    /// An instance of `resources` on `servers`, user j (named `u{j}`)
+    /// demanding `demands[j]`, nothing else set.
+    fn instance(resources: &[&str], servers: Vec<RawServer>, demands: Vec<Vec<f64>>) -> Instance {
         Instance::new(RawInstance {
             name: None,
             description: None,
-            resources: vec!["a".into(), "b".into(), "c".into()],
-            servers: vec![RawServer {
-                name: "s".into(),
-                capacity: vec![5.0, 5.0, 5.0],
-                count: Some(2),
-            }],
-            users: users
-                .iter()
+            resources: resources.iter().map(|r| r.to_string()).collect(),
+            servers,
+            users: demands
+                .into_iter()
                 .enumerate()
-                .map(|(j, d)| RawUser {
+                .map(|(j, demand)| RawUser {
                     name: format!("u{j}"),
-                    demand: d.to_vec(),
+                    demand,
                     weight: None,
                     tasks: None,
                     servers: None,
@@ -1214,6 +1208,23 @@ mod tests {
             quantum: None,
         })
         .expect("valid")
+    }
+
+    /// Three users each near one resource alone, twelve balanced ones, on
+    /// 10 of each resource in all.
+    fn three_pure_twelve_balanced() -> Instance {
+        let mut users = vec![
+            vec![1.0, 0.1, 0.1],
+            vec![0.1, 1.0, 0.1],
+            vec![0.1, 0.1, 1.0],
+        ];
+        users.extend(std::iter::repeat_n(vec![0.5, 0.5, 0.5], 12));
+        let servers = vec![RawServer {
+            name: "s".into(),
+            capacity: vec![5.0, 5.0, 5.0],
+            count: Some(2),
+        }];
+        instance(&["a", "b", "c"], servers, users)
     }
 
     /// Levels at which every user runs `tasks` tasks (sigma 1: the level
@@ -1261,34 +1272,20 @@ mod tests {
             .map(|h| vec![4.0, if h[1] { 1.0 } else { 0.0 }])
             .collect();
         let nu = cpu_users + 4;
-        let users: Vec<RawUser> = (0..nu)
-            .map(|j| RawUser {
-                name: format!("u{j}"),
-                demand: vec![
+        let demands = (0..nu)
+            .map(|j| {
+                vec![
                     0.1 + 0.01 * j as f64,
                     if j >= cpu_users { 0.2 } else { 0.0 },
-                ],
-                weight: None,
-                tasks: None,
-                servers: None,
-                rank_weights: None,
-                queue: None,
+                ]
             })
             .collect();
-        let inst = Instance::new(RawInstance {
-            name: None,
-            description: None,
-            resources: vec!["cpu".into(), "gpu".into()],
-            servers: vec![RawServer {
-                name: "s".into(),
-                capacity: vec![4.0, 1.0],
-                count: Some(8),
-            }],
-            users,
-            queues: None,
-            quantum: None,
-        })
-        .expect("valid");
+        let servers = vec![RawServer {
+            name: "s".into(),
+            capacity: vec![4.0, 1.0],
+            count: Some(8),
+        }];
+        let inst = instance(&["cpu", "gpu"], servers, demands);
         let dealt = deal_users(
             &inst,
             &vec![true; nu],
@@ -1340,32 +1337,14 @@ mod tests {
     /// tasks, past [`BLOCKED_ROOM`]).
     #[test]
     fn idle_capacity_leaves_the_round_unproved() {
-        let inst = Instance::new(RawInstance {
-            name: None,
-            description: None,
-            resources: vec!["cpu".into()],
-            servers: (0..2)
-                .map(|i| RawServer {
-                    name: format!("s{i}"),
-                    capacity: vec![1.0],
-                    count: None,
-                })
-                .collect(),
-            users: (0..2)
-                .map(|j| RawUser {
-                    name: format!("u{j}"),
-                    demand: vec![1.0],
-                    weight: None,
-                    tasks: None,
-                    servers: None,
-                    rank_weights: None,
-                    queue: None,
-                })
-                .collect(),
-            queues: None,
-            quantum: None,
-        })
-        .expect("valid");
+        let servers = (0..2)
+            .map(|i| RawServer {
+                name: format!("s{i}"),
+                capacity: vec![1.0],
+                count: None,
+            })
+            .collect();
+        let inst = instance(&["cpu"], servers, vec![vec![1.0]; 2]);
         let at = |x: f64| {
             let mut o = MaxMinOutcome::start(2, 2);
             o.tasks = Tasks::from_rows(2, vec![vec![(0, x)], vec![(1, x)]]);
