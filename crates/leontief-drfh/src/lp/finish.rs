@@ -13,17 +13,7 @@ use leontief_core::{Instance, ServerId, Status, Tasks};
 /// entry's users by capacity / use (at least 1 - 1e-6) makes it exact.
 pub(crate) fn repair(tasks: &mut Tasks, instance: &Instance) {
     let m = instance.num_resources();
-    let mut used = vec![0.0; instance.num_entries() * m];
-    for (n, row) in tasks.rows().enumerate() {
-        let d = &instance.users()[n].demand;
-        for (i, x) in row {
-            if x > 0.0 {
-                for r in 0..m {
-                    used[i * m + r] += d[r] * x;
-                }
-            }
-        }
-    }
+    let used = used(tasks, instance);
     let factor: Vec<f64> = (0..instance.num_entries())
         .map(|i| {
             let c = instance.class_capacities(ServerId(i));
@@ -37,6 +27,23 @@ pub(crate) fn repair(tasks: &mut Tasks, instance: &Instance) {
         return;
     }
     tasks.map_values(|_, i, x| x * factor[i]);
+}
+
+/// Each entry's use of each resource (entry-major, `entries x m`).
+pub(crate) fn used(tasks: &Tasks, instance: &Instance) -> Vec<f64> {
+    let m = instance.num_resources();
+    let mut used = vec![0.0; instance.num_entries() * m];
+    for (n, row) in tasks.rows().enumerate() {
+        let d = &instance.users()[n].demand;
+        for (i, x) in row {
+            if x > 0.0 {
+                for r in 0..m {
+                    used[i * m + r] += d[r] * x;
+                }
+            }
+        }
+    }
+    used
 }
 
 /// Fill `out.tasks` and the final levels from the LP's columns `x`.

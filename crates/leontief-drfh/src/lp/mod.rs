@@ -1,7 +1,8 @@
 //! The operator's LP and its duality: built once ([`build`]), priced and
 //! proved ([`duality`]), grown ([`colgen`], [`pricing`]), closed to the
 //! users still rising ([`closing`]), solved to an answer ([`retry`]), and
-//! read back as an allocation ([`finish`]).
+//! read back as an allocation ([`finish`]), its round-off idle capacity
+//! given to users that can take it ([`idle`]).
 //!
 //! ```text
 //!   columns  x'_{n,i} >= 0    user n on entry i (only where n may run on i)
@@ -34,6 +35,7 @@ pub mod closing;
 pub mod colgen;
 pub mod duality;
 pub mod finish;
+pub mod idle;
 pub mod part;
 pub mod pricing;
 pub mod retry;

@@ -65,6 +65,7 @@
 
 use crate::lp::build::build;
 use crate::lp::finish::finish;
+use crate::lp::idle::fill_idle;
 use crate::lp::part::{part_of, raw_servers, raw_user};
 use crate::lp::pricing::angle;
 use crate::outcome::{MaxMinOutcome, Path};
@@ -1077,7 +1078,12 @@ fn on_groups<B: LpBackend>(
     out.path = Path::Grouped(groups);
     out.raw_status = "Optimal".into();
     finish(&mut out, &mm, &x, instance, sigma);
-    if !placement && !proved(&out, instance, sigma) {
+    // Round-off idle capacity charged to a crowded round's users: given
+    // to users that can take it, and checked again.
+    if !placement
+        && !proved(&out, instance, sigma)
+        && (fill_idle(&mut out, instance, sigma) == 0 || !proved(&out, instance, sigma))
+    {
         return Ok(Err(spent));
     }
     out.build_seconds = t0.elapsed().as_secs_f64() - out.solve_seconds;
@@ -1179,7 +1185,8 @@ fn proved(out: &MaxMinOutcome, instance: &Instance, sigma: &[f64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{auto, deal_users, proved, pure_users, BLOCKED_ROOM, PURE_MOST};
-    use crate::outcome::{MaxMinOutcome, RoundCertificate};
+    use crate::lp::idle::fill_idle;
+    use crate::outcome::{Freeze, MaxMinOutcome, RoundCertificate};
     use leontief_core::{Instance, RawInstance, RawServer, RawUser};
     use leontief_core::{ServerId, Tasks};
 
@@ -1335,6 +1342,72 @@ mod tests {
     /// priced 1 on both: the prices prove the users at 1 task each, not
     /// at 0.999999 (2e-6 of the capacity idle, room 2e-6 of each user's
     /// tasks, past [`BLOCKED_ROOM`]).
+    /// A GPU server whose CPU the two GPU users fill with its GPU 5e-6
+    /// idle, and a CPU server 1e-5 idle: neither round proved until the
+    /// GPU-heavy user takes the GPU (the CPU-heavy one making room) and
+    /// the CPU-only user the CPU.
+    #[test]
+    fn idle_capacity_given_to_users_that_can_take_it_proves_the_rounds() {
+        let servers = vec![
+            RawServer {
+                name: "gpu".into(),
+                capacity: vec![1.0, 1.0],
+                count: None,
+            },
+            RawServer {
+                name: "cpu".into(),
+                capacity: vec![1.0, 0.0],
+                count: None,
+            },
+        ];
+        let demands = vec![vec![0.1, 1.0], vec![1.0, 0.1], vec![1.0, 0.0]];
+        let inst = instance(&["cpu", "gpu"], servers, demands.clone());
+        let (gpu_idle, cpu_idle) = (5e-6, 1e-5);
+        let x0 = (0.9 - gpu_idle) / 0.99;
+        let x1 = 1.0 - 0.1 * x0;
+        let mut o = MaxMinOutcome::start(3, 2);
+        o.tasks = Tasks::from_rows(
+            2,
+            vec![vec![(0, x0)], vec![(0, x1)], vec![(1, 1.0 - cpu_idle)]],
+        );
+        o.freeze = vec![Freeze::Blocked; 3];
+        o.frozen_round = vec![1, 1, 2];
+        o.levels = o.tasks.user_totals();
+        o.certificates = vec![
+            RoundCertificate {
+                round: 1,
+                prices: vec![0.0, 1.0, 0.0, 0.0],
+                users: vec![0, 1],
+            },
+            RoundCertificate {
+                round: 2,
+                prices: vec![1.0, 0.0, 1.0, 0.0],
+                users: vec![2],
+            },
+        ];
+        let sigma = [1.0; 3];
+        let before = o.tasks.user_totals();
+        assert!(!proved(&o, &inst, &sigma));
+        assert!(fill_idle(&mut o, &inst, &sigma) > 0);
+        assert!(proved(&o, &inst, &sigma));
+        // Within capacity, the levels moved by their round-off only.
+        for (i, cap) in [[1.0, 1.0], [1.0, 0.0]].iter().enumerate() {
+            for r in 0..2 {
+                let use_r: f64 = (0..3).map(|n| demands[n][r] * o.tasks.get(n, i)).sum();
+                assert!(
+                    use_r <= cap[r],
+                    "entry {i} resource {r}: {use_r} > {}",
+                    cap[r]
+                );
+                assert!(cap[r] - use_r <= 1e-12, "entry {i} resource {r} idle");
+            }
+        }
+        for (n, b) in before.iter().enumerate() {
+            assert!((o.tasks.user_total(n) - b).abs() <= 2e-5 * b);
+            assert_eq!(o.levels[n], o.tasks.user_total(n));
+        }
+    }
+
     #[test]
     fn idle_capacity_leaves_the_round_unproved() {
         let servers = (0..2)
