@@ -2,7 +2,8 @@
 //! proved ([`duality`]), grown ([`colgen`], [`pricing`]), closed to the
 //! users still rising ([`closing`]), solved to an answer ([`retry`]), and
 //! read back as an allocation ([`finish`]), its round-off idle capacity
-//! given to users that can take it ([`idle`]).
+//! given to users that can take it ([`idle`]), and checked against its
+//! rounds' prices ([`proof`]).
 //!
 //! ```text
 //!   columns  x'_{n,i} >= 0    user n on entry i (only where n may run on i)
@@ -38,4 +39,5 @@ pub mod finish;
 pub mod idle;
 pub mod part;
 pub mod pricing;
+pub mod proof;
 pub mod retry;

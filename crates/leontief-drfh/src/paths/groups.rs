@@ -68,11 +68,10 @@ use crate::lp::finish::finish;
 use crate::lp::idle::fill_idle;
 use crate::lp::part::{part_of, raw_servers, raw_user};
 use crate::lp::pricing::angle;
+use crate::lp::proof::proved;
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
-use crate::settings::{
-    Columns, BLOCKED_ROOM, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP,
-};
+use crate::settings::{Columns, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP};
 use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
@@ -1081,8 +1080,8 @@ fn on_groups<B: LpBackend>(
     // Round-off idle capacity charged to a crowded round's users: given
     // to users that can take it, and checked again.
     if !placement
-        && !proved(&out, instance, sigma)
-        && (fill_idle(&mut out, instance, sigma) == 0 || !proved(&out, instance, sigma))
+        && !proved(&out, instance, sigma, false)
+        && (fill_idle(&mut out, instance, sigma) == 0 || !proved(&out, instance, sigma, false))
     {
         return Ok(Err(spent));
     }
@@ -1090,103 +1089,12 @@ fn on_groups<B: LpBackend>(
     Ok(Ok(out))
 }
 
-/// Capacity whose rise is round-off: the audit's `CAPACITY_ROUNDING`.
-const CAPACITY_ROUNDING: f64 = 1e-12;
-
-/// Whether the pooled rounds' prices (`out.certificates`) prove the
-/// allocation the groups realised: the weak-duality room of each user a
-/// round proves, as the audit's certificate check computes it (without
-/// placement lists), at most [`BLOCKED_ROOM`] of its tasks. The groups'
-/// LPs leave a little capacity idle, and a round's proof charges all of
-/// it to each of its users: 2e-10 of the CPU idle left each of 8,000
-/// users room 1.9e-6 (k-DF with a GPU on a fifth of the servers,
-/// 10,000 x 10,000, 2 resources, seed 2). Each round's prices are read
-/// once per distinct row of prices and resources held, so the check
-/// costs O(N x distinct rows), not O(pairs).
-fn proved(out: &MaxMinOutcome, instance: &Instance, sigma: &[f64]) -> bool {
-    let (k, m, nu) = (
-        instance.num_entries(),
-        instance.num_resources(),
-        instance.num_users(),
-    );
-    let users = instance.users();
-    let tasks: Vec<f64> = (0..nu).map(|n| out.tasks.user_total(n)).collect();
-    let level = |n: usize| sigma[n] * tasks[n] / users[n].weight;
-    let total = instance.total_capacity();
-    for c in &out.certificates {
-        if c.prices.len() != k * m {
-            return false;
-        }
-        let row = |i: usize| &c.prices[i * m..(i + 1) * m];
-        let mut distinct: std::collections::HashMap<(Vec<u64>, Vec<bool>), usize> =
-            Default::default();
-        let mut cost = 0.0;
-        for i in 0..k {
-            let cap = instance.class_capacities(ServerId(i));
-            cost += cap.iter().zip(row(i)).map(|(a, p)| a * p).sum::<f64>();
-            let key = (
-                row(i).iter().map(|p| p.to_bits()).collect(),
-                cap.iter().map(|&a| a > 0.0).collect(),
-            );
-            distinct.entry(key).or_insert(i);
-        }
-        let reps: Vec<usize> = distinct.into_values().collect();
-        // Each user's cheapest task and the entry it is cheapest on.
-        let best: Vec<(f64, Option<usize>)> = (0..nu)
-            .into_par_iter()
-            .map(|n| {
-                let d = &users[n].demand;
-                reps.iter()
-                    .filter(|&&i| {
-                        d.iter()
-                            .zip(instance.class_capacities(ServerId(i)))
-                            .all(|(&x, &a)| x == 0.0 || a > 0.0)
-                    })
-                    .map(|&i| {
-                        (
-                            d.iter().zip(row(i)).map(|(x, p)| x * p).sum::<f64>(),
-                            Some(i),
-                        )
-                    })
-                    .fold((f64::INFINITY, None), |a, b| if b.0 < a.0 { b } else { a })
-            })
-            .collect();
-        let u = |n: usize| {
-            if best[n].0.is_finite() {
-                best[n].0
-            } else {
-                0.0
-            }
-        };
-        let (mut held, mut later) = (0.0, 0.0);
-        for n in (0..nu).filter(|&n| out.frozen_round[n] > 0) {
-            if out.frozen_round[n] <= c.round {
-                held += u(n) * tasks[n];
-            } else {
-                later += u(n) * users[n].weight / sigma[n];
-            }
-        }
-        for &n in &c.users {
-            let room = (cost - held - level(n) * later).max(0.0);
-            let denominator = u(n) * tasks[n];
-            let own_scale: f64 = best[n]
-                .1
-                .map_or(0.0, |i| total.iter().zip(row(i)).map(|(a, p)| a * p).sum());
-            if !(denominator > 0.0
-                && (room <= BLOCKED_ROOM * denominator || room <= CAPACITY_ROUNDING * own_scale))
-            {
-                return false;
-            }
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{auto, deal_users, proved, pure_users, BLOCKED_ROOM, PURE_MOST};
+    use super::{auto, deal_users, proved, pure_users, PURE_MOST};
     use crate::lp::idle::fill_idle;
     use crate::outcome::{Freeze, MaxMinOutcome, RoundCertificate};
+    use crate::settings::BLOCKED_ROOM;
     use leontief_core::{Instance, RawInstance, RawServer, RawUser};
     use leontief_core::{ServerId, Tasks};
 
@@ -1387,9 +1295,9 @@ mod tests {
         ];
         let sigma = [1.0; 3];
         let before = o.tasks.user_totals();
-        assert!(!proved(&o, &inst, &sigma));
+        assert!(!proved(&o, &inst, &sigma, false));
         assert!(fill_idle(&mut o, &inst, &sigma) > 0);
-        assert!(proved(&o, &inst, &sigma));
+        assert!(proved(&o, &inst, &sigma, false));
         // Within capacity, the levels moved by their round-off only.
         for (i, cap) in [[1.0, 1.0], [1.0, 0.0]].iter().enumerate() {
             for r in 0..2 {
@@ -1430,9 +1338,9 @@ mod tests {
             o
         };
         assert_eq!(BLOCKED_ROOM, 5e-7);
-        assert!(proved(&at(1.0), &inst, &[1.0, 1.0]));
-        assert!(proved(&at(1.0 - 1e-7), &inst, &[1.0, 1.0]));
-        assert!(!proved(&at(1.0 - 1e-6), &inst, &[1.0, 1.0]));
+        assert!(proved(&at(1.0), &inst, &[1.0, 1.0], false));
+        assert!(proved(&at(1.0 - 1e-7), &inst, &[1.0, 1.0], false));
+        assert!(!proved(&at(1.0 - 1e-6), &inst, &[1.0, 1.0], false));
     }
 
     /// Groups of 100 with many users; larger groups where users are

@@ -210,7 +210,10 @@ impl LoadedLp for BlockLp {
         let t0 = Instant::now();
         let warm = self.warm.take();
         self.warmed = false;
-        let tried = self.blocks.as_ref().map(|b| {
+        // Blocks laid out for another LP (a live part of the rounds, with
+        // fewer rows): Clarabel's.
+        let rows = self.clarabel.problem().num_rows();
+        let tried = self.blocks.as_ref().filter(|b| b.len() == rows).map(|b| {
             let p = self.clarabel.problem();
             match warm.as_ref().map(|w| solve(p, b, self.time_limit, Some(w))) {
                 Some(Ok(found)) => {
