@@ -74,7 +74,6 @@ use crate::settings::{
     PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, POOLED_LIST_GROUPS, SEED_PER_USER,
 };
 use crate::solvers::block_ipm::{self, BlockIpm};
-use crate::solvers::direct::Direct;
 use leontief_core::{Instance, ServerId, Status};
 use leontief_model::{BackendError, LpBackend};
 use std::time::Instant;
@@ -422,40 +421,27 @@ fn try_clarabel_rounds<B: LpBackend>(
     }
     let lists = placement && instance.has_placement();
     let m = instance.num_resources();
-    let mut out = if lists {
-        if !block_ipm::pays(users, instance.num_entries(), m) {
-            return Ok(None);
-        }
-        // The rounds' LP is this one (the same build); the block method
-        // takes it by its entries' capacity rows.
-        let blocks = {
-            let mm = build(instance, sigma, placement, Some(seed));
-            row_blocks(&mm, m, mm.problem.num_rows())
-        };
-        let block = BlockIpm::new(Some(blocks), backend.time_limit());
-        rounds(
-            &block,
-            instance,
-            sigma,
-            placement,
-            settings,
-            Some(seed),
-            true,
-            t_build,
-        )?
-    } else {
-        let direct = Direct::new(backend.time_limit())?;
-        rounds(
-            &direct,
-            instance,
-            sigma,
-            placement,
-            settings,
-            Some(seed),
-            true,
-            t_build,
-        )?
-    };
+    if lists && !block_ipm::pays(users, instance.num_entries(), m) {
+        return Ok(None);
+    }
+    // With lists the rounds' LP is this one (the same build), taken by the
+    // block method by its entries' capacity rows; without, no blocks:
+    // every solve is Clarabel's.
+    let blocks = lists.then(|| {
+        let mm = build(instance, sigma, placement, Some(seed));
+        row_blocks(&mm, m, mm.problem.num_rows())
+    });
+    let solver = BlockIpm::new(blocks, backend.time_limit());
+    let mut out = rounds(
+        &solver,
+        instance,
+        sigma,
+        placement,
+        settings,
+        Some(seed),
+        true,
+        t_build,
+    )?;
     if out.status == Status::Optimal && (!lists || proved(&out, instance, sigma, placement)) {
         spent.charge(&mut out);
         return Ok(Some(out));
