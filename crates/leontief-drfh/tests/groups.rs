@@ -7,34 +7,13 @@
 //! 256 cases per property (PROPTEST_CASES for more), fixed seed; failures
 //! are kept in `tests/groups.proptest-regressions`.
 
-use leontief_audit::max_min_certificate;
-use leontief_core::{generate, Instance, RoundPrices, Status};
-use leontief_drfh::maxmin::{lex_max_min, Columns, MaxMinOutcome, MaxMinSettings};
+mod support;
+
+use leontief_core::{generate, Instance, Status};
+use leontief_drfh::maxmin::Columns;
 use leontief_drfh::{dominant_sigma, kdf_sigma};
-use leontief_highs::Highs;
 use proptest::prelude::*;
-
-fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
-    let settings = MaxMinSettings {
-        columns,
-        ..Default::default()
-    };
-    lex_max_min(&Highs::default(), inst, sigma, true, &settings).expect("runs")
-}
-
-fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.user_totals()
-}
-
-fn certify(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -> bool {
-    let m = inst.num_resources();
-    let rounds: Vec<RoundPrices> = o.certificates.iter().map(|c| c.to_prices(m)).collect();
-    max_min_certificate(inst, sigma, x, &o.frozen_round, &rounds, true, 1e-7, 1e-6).ok
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
-}
+use support::{certifies, close, run, user_tasks};
 
 /// The feature each case draws on top of the heterogeneous servers.
 #[derive(Debug, Clone, Copy)]
@@ -169,13 +148,13 @@ proptest! {
         }
         prop_assert_eq!(&flat.frozen_round, &grouped.frozen_round);
         let x = user_tasks(&grouped);
-        prop_assert!(certify(&inst, &sigma, &grouped, &x), "groups {:?}", grouped.path.groups());
+        prop_assert!(certifies(&inst, &sigma, &grouped, &x), "groups {:?}", grouped.path.groups());
         // A certified user 1% short, or one entry's prices doubled: refused.
         if let Some(c) = grouped.certificates.first() {
             let u = c.users[0];
             let mut y = x.clone();
             y[u] *= 0.99;
-            prop_assert!(!certify(&inst, &sigma, &grouped, &y));
+            prop_assert!(!certifies(&inst, &sigma, &grouped, &y));
             let mut bad = grouped.clone();
             let first = &mut bad.certificates[0];
             if let Some(e) = first.prices.iter().position(|&p| p > 0.0) {
@@ -183,7 +162,7 @@ proptest! {
                 for p in &mut first.prices[i * m..(i + 1) * m] {
                     *p *= 2.0;
                 }
-                prop_assert!(!certify(&inst, &sigma, &bad, &x));
+                prop_assert!(!certifies(&inst, &sigma, &bad, &x));
             }
         }
     }
@@ -259,7 +238,7 @@ fn group_path_is_taken() {
             );
         }
         assert!(
-            certify(inst, &sigma, &grouped, &user_tasks(&grouped)),
+            certifies(inst, &sigma, &grouped, &user_tasks(&grouped)),
             "{what}"
         );
     }
@@ -296,6 +275,6 @@ fn kdf_with_a_gpu_on_some_entries_is_bounded_by_kind_and_realised() {
         for u in 0..inst.num_users() {
             assert!(close(flat.levels[u], o.levels[u], 1e-6), "{what}: user {u}");
         }
-        assert!(certify(&inst, &sigma, &o, &user_tasks(&o)), "{what}");
+        assert!(certifies(&inst, &sigma, &o, &user_tasks(&o)), "{what}");
     }
 }

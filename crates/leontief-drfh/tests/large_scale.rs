@@ -5,50 +5,14 @@
 //! 256 cases per property (PROPTEST_CASES for more), fixed seed; failures
 //! are kept in `tests/large_scale.proptest-regressions`.
 
-use leontief_audit::max_min_certificate;
+mod support;
+
 use leontief_core::strategies::{config, instance, Shape};
-use leontief_core::{generate, Instance, RoundPrices, Status};
-use leontief_drfh::maxmin::{lex_max_min, Columns, MaxMinOutcome, MaxMinSettings};
+use leontief_core::{generate, Instance, Status};
+use leontief_drfh::maxmin::Columns;
 use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma};
-use leontief_highs::Highs;
 use proptest::prelude::*;
-
-fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
-    let settings = MaxMinSettings {
-        columns,
-        ..Default::default()
-    };
-    lex_max_min(&Highs::default(), inst, sigma, true, &settings).expect("runs")
-}
-
-fn rounds(inst: &Instance, o: &MaxMinOutcome) -> Vec<RoundPrices> {
-    let m = inst.num_resources();
-    o.certificates.iter().map(|c| c.to_prices(m)).collect()
-}
-
-fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.user_totals()
-}
-
-fn certify(
-    inst: &Instance,
-    sigma: &[f64],
-    o: &MaxMinOutcome,
-    x: &[f64],
-) -> leontief_audit::CertificateCheck {
-    certify_to(inst, sigma, o, x, 1e-6)
-}
-
-fn certify_to(
-    inst: &Instance,
-    sigma: &[f64],
-    o: &MaxMinOutcome,
-    x: &[f64],
-    tolerance: f64,
-) -> leontief_audit::CertificateCheck {
-    let r = rounds(inst, o);
-    max_min_certificate(inst, sigma, x, &o.frozen_round, &r, true, 1e-7, tolerance)
-}
+use support::{certify, certify_to, close, run, user_tasks};
 
 fn sigma_of(inst: &Instance, which: u8) -> Vec<f64> {
     match which {
@@ -56,10 +20,6 @@ fn sigma_of(inst: &Instance, which: u8) -> Vec<f64> {
         1 => kdf_sigma(inst, 2),
         _ => tsf_sigma(inst),
     }
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
 }
 
 proptest! {

@@ -9,32 +9,15 @@
 //! 64 cases per property (PROPTEST_CASES for more), fixed seed
 //! (PROPTEST_RNG_SEED for another).
 
-use leontief_audit::max_min_certificate;
+mod support;
+
 use leontief_core::generate::{family, Capacities, Demands, Family, Placement};
 use leontief_core::strategies::config;
-use leontief_core::{Instance, RoundPrices, ServerId, Status, UserId};
-use leontief_drfh::maxmin::{lex_max_min, Columns, MaxMinOutcome, MaxMinSettings};
+use leontief_core::{Instance, ServerId, Status, UserId};
+use leontief_drfh::maxmin::{Columns, MaxMinOutcome};
 use leontief_drfh::{dominant_sigma, kdf_sigma};
-use leontief_highs::Highs;
 use proptest::prelude::*;
-
-fn run(inst: &Instance, sigma: &[f64], columns: Columns) -> MaxMinOutcome {
-    let settings = MaxMinSettings {
-        columns,
-        ..Default::default()
-    };
-    lex_max_min(&Highs::default(), inst, sigma, true, &settings).expect("runs")
-}
-
-fn certify(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -> bool {
-    let m = inst.num_resources();
-    let rounds: Vec<RoundPrices> = o.certificates.iter().map(|c| c.to_prices(m)).collect();
-    max_min_certificate(inst, sigma, x, &o.frozen_round, &rounds, true, 1e-7, 1e-6).ok
-}
-
-fn close(a: f64, b: f64, rel: f64) -> bool {
-    (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
-}
+use support::{certifies, close, run};
 
 #[allow(clippy::too_many_arguments)]
 fn shape(
@@ -113,16 +96,16 @@ proptest! {
         for (n, u) in inst.users().iter().enumerate() {
             prop_assert!(u.tasks.is_none_or(|t| x[n] <= t * (1.0 + 1e-9)), "user {} over its cap", n);
         }
-        prop_assert!(certify(&inst, &sigma, &pooled, &x), "path {:?}", pooled.path);
+        prop_assert!(certifies(&inst, &sigma, &pooled, &x), "path {:?}", pooled.path);
         if let Some(c) = pooled.certificates.first() {
             let u = c.users[0];
             let mut y = x.clone();
             y[u] *= 0.99;
-            prop_assert!(!certify(&inst, &sigma, &pooled, &y));
+            prop_assert!(!certifies(&inst, &sigma, &pooled, &y));
             // Without its prices the round proves nothing.
             let mut bad = pooled.clone();
             bad.certificates[0].prices.iter_mut().for_each(|p| *p = 0.0);
-            prop_assert!(!certify(&inst, &sigma, &bad, &x));
+            prop_assert!(!certifies(&inst, &sigma, &bad, &x));
         }
     }
 }
@@ -187,14 +170,14 @@ fn a_large_list_group_is_realised_group_by_group() {
             );
         }
         assert!(
-            certify(&inst, &sigma, &o, &x),
+            certifies(&inst, &sigma, &o, &x),
             "seed {seed}: path {:?}",
             o.path
         );
         let mut y = x.clone();
         let u = o.certificates[0].users[0];
         y[u] *= 0.99;
-        assert!(!certify(&inst, &sigma, &o, &y), "seed {seed}");
+        assert!(!certifies(&inst, &sigma, &o, &y), "seed {seed}");
     }
 }
 
@@ -221,7 +204,7 @@ fn with_six_resources_the_one_lp_runs_at_once() {
             }
             assert!(on_lists(&inst, &pooled), "seed {seed}, m {m}");
             let x = pooled.tasks.user_totals();
-            assert!(certify(&inst, &sigma, &pooled, &x), "seed {seed}, m {m}");
+            assert!(certifies(&inst, &sigma, &pooled, &x), "seed {seed}, m {m}");
             if m == 6 {
                 assert!(
                     pooled.path.groups().is_none(),

@@ -4,19 +4,14 @@
 //! under the audit's own closure rule, and the audit's flat max-min check
 //! (its own LPs) agrees.
 
+mod support;
+
 use leontief_audit::max_min_certificate;
-use leontief_core::{generate, RoundPrices, Status};
+use leontief_core::{generate, Status};
 use leontief_drfh::dominant_sigma;
-use leontief_drfh::maxmin::{lex_max_min, MaxMinOutcome, MaxMinSettings};
+use leontief_drfh::maxmin::{lex_max_min, MaxMinSettings};
 use leontief_highs::Highs;
-
-fn user_tasks(o: &MaxMinOutcome) -> Vec<f64> {
-    o.tasks.user_totals()
-}
-
-fn rounds(m: usize, o: &MaxMinOutcome) -> Vec<RoundPrices> {
-    o.certificates.iter().map(|c| c.to_prices(m)).collect()
-}
+use support::{round_prices, user_tasks};
 
 #[test]
 fn live_parts_give_the_rounds_of_the_whole_lp_and_certify() {
@@ -69,7 +64,7 @@ fn live_parts_give_the_rounds_of_the_whole_lp_and_certify() {
                 &sigma,
                 x,
                 &parts.frozen_round,
-                &rounds(m, &parts),
+                &round_prices(m, &parts),
                 true,
                 1e-7,
                 1e-6,

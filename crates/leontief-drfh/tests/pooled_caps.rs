@@ -41,10 +41,6 @@ fn instance(seed: u64) -> Instance {
     Instance::new(raw).expect("valid")
 }
 
-fn user_tasks(tasks: &leontief_core::Tasks) -> Vec<f64> {
-    tasks.user_totals()
-}
-
 #[test]
 fn capped_users_keep_the_pooled_path() {
     let (mut reachable, mut capped) = (0, 0);
@@ -60,9 +56,9 @@ fn capped_users_keep_the_pooled_path() {
         };
         // The pooled levels: DRF's progressive filling on the pool (the
         // same shares, weights and caps).
-        let pooled = user_tasks(&leontief_drfh::drf(&inst).tasks);
+        let pooled = leontief_drfh::drf(&inst).tasks.user_totals();
         let flat = run(Columns::All);
-        let flat_tasks = user_tasks(&flat.tasks);
+        let flat_tasks = flat.tasks.user_totals();
         let at_pooled = flat_tasks
             .iter()
             .zip(&pooled)
@@ -82,7 +78,9 @@ fn capped_users_keep_the_pooled_path() {
             generated.path.is_pooled(),
             "seed {seed}: the pooled levels are the flat LP's, but the pooled path gave way"
         );
-        for (n, (a, b)) in user_tasks(&generated.tasks)
+        for (n, (a, b)) in generated
+            .tasks
+            .user_totals()
             .iter()
             .zip(&flat_tasks)
             .enumerate()
