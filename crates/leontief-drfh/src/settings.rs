@@ -347,7 +347,8 @@ pub fn clarabel_max_users(m: usize) -> usize {
 /// (relative to its tasks) in the weak-duality bound that
 /// `leontief-audit` checks at 1e-6, in the paths that check their own
 /// proof (the pattern master, where a gap within its round-off also
-/// passes, and the groups): past it the path gives up and the caller
-/// runs the next one. At 10,000 x 150 the pattern master leaves 1.6e-7
+/// passes, and the groups): past it the groups give up and the caller
+/// runs the next path; the pattern master leaves that user active for a
+/// later round, and gives up only when no user of a round is proved. At 10,000 x 150 the pattern master leaves 1.6e-7
 /// to 2.9e-7.
 pub const BLOCKED_ROOM: f64 = 5e-7;

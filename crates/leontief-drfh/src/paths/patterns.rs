@@ -536,12 +536,12 @@ pub(crate) fn try_patterns<B: LpBackend>(
                 .collect();
             // The round's proof, as the audit checks it: a blocked user
             // the prices leave room cannot be claimed blocked.
+            // Users it leaves more room wait for a later round, as the
+            // unpriced ones do.
             let (gap, bound) = round_gap(&s, instance, &sol, &act, &fro, &held, &u, theta);
             let allowed =
                 |n: usize| (BLOCKED_ROOM * u[n] * s.a[n] * theta).max(GAP_ROUND_OFF * bound);
-            if blocked.iter().any(|&n| gap > allowed(n)) {
-                return Ok(None);
-            }
+            blocked.retain(|&n| gap <= allowed(n));
         }
         let frozen_now: Vec<usize> = capped.iter().chain(&blocked).copied().collect();
         if frozen_now.is_empty() {
