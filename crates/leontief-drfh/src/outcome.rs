@@ -70,6 +70,10 @@ pub struct MaxMinOutcome {
     /// Times the rounds went on with the live part alone
     /// ([`crate::rounds::live`]).
     pub live_parts: usize,
+    /// Users a round of the pattern master priced blocked but whose
+    /// proof left them more room than [`crate::settings::BLOCKED_ROOM`]:
+    /// each stayed active for a later round.
+    pub deferred_users: usize,
 }
 
 impl MaxMinOutcome {
@@ -99,6 +103,7 @@ impl MaxMinOutcome {
             merged_classes: None,
             closed_pairs: 0,
             live_parts: 0,
+            deferred_users: 0,
         }
     }
 

@@ -349,6 +349,7 @@ pub fn clarabel_max_users(m: usize) -> usize {
 /// proof (the pattern master, where a gap within its round-off also
 /// passes, and the groups): past it the groups give up and the caller
 /// runs the next path; the pattern master leaves that user active for a
-/// later round, and gives up only when no user of a round is proved. At 10,000 x 150 the pattern master leaves 1.6e-7
-/// to 2.9e-7.
+/// later round, and gives up only when no user of a round is proved
+/// ([`crate::maxmin::MaxMinOutcome::deferred_users`] counts those left). At
+/// 10,000 x 150 the pattern master leaves 1.6e-7 to 2.9e-7.
 pub const BLOCKED_ROOM: f64 = 5e-7;

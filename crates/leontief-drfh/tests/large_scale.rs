@@ -528,3 +528,45 @@ fn pattern_rounds_of_thousands_of_users_certify() {
         assert!(c.ok, "{servers} seed {seed}: {c:?}");
     }
 }
+
+/// A round of the pattern master whose prices prove only some of the
+/// users it blocks: on 8 node pools with 3 resources (10,000 users, the
+/// instance of `generate shaped --users 10000 --servers 10000
+/// --resources 3 --seed 2 --shape capacity=pools:8`, merged into its 8
+/// classes), the first round leaves its users with the smallest prices
+/// more room than `BLOCKED_ROOM` (9,615 proved, 385 left). The master
+/// freezes the users it proves and keeps the rest for the next round:
+/// the flat LP's levels, and a certificate that holds. Which users pass
+/// is decided by the master's round-off, so a change to its arithmetic
+/// can move this instance off the branch: the assertion on
+/// `deferred_users` then fails, and another instance must be found.
+#[test]
+fn pattern_round_proving_part_of_its_users_goes_on() {
+    let inst = generate::family(
+        &generate::Family::new(10_000, 10_000, 3, 2)
+            .from_spec("capacity=pools:8")
+            .unwrap(),
+    );
+    let merged = leontief_drfh::merge::merge_identical(&inst, true).expect("8 classes");
+    let classes = &merged.instance;
+    assert_eq!(classes.num_entries(), 8);
+    // The shares of the whole instance, as `leontief solve` passes them
+    // to the classes.
+    let sigma = dominant_sigma(&inst);
+    let master = run(classes, &sigma, Columns::Patterns);
+    assert_eq!(master.status, Status::Optimal);
+    assert_eq!(master.path, leontief_drfh::maxmin::Path::Patterns);
+    assert!(master.deferred_users > 0, "no round left a user for later");
+    let flat = run(classes, &sigma, Columns::All);
+    assert_eq!(flat.status, Status::Optimal);
+    for n in 0..classes.num_users() {
+        assert!(
+            close(flat.levels[n], master.levels[n], 1e-6),
+            "user {n}: flat {} patterns {}",
+            flat.levels[n],
+            master.levels[n]
+        );
+    }
+    let c = certify(classes, &sigma, &master, &user_tasks(&master));
+    assert!(c.ok, "{c:?}");
+}

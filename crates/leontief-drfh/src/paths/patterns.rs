@@ -541,7 +541,9 @@ pub(crate) fn try_patterns<B: LpBackend>(
             let (gap, bound) = round_gap(&s, instance, &sol, &act, &fro, &held, &u, theta);
             let allowed =
                 |n: usize| (BLOCKED_ROOM * u[n] * s.a[n] * theta).max(GAP_ROUND_OFF * bound);
+            let priced_blocked = blocked.len();
             blocked.retain(|&n| gap <= allowed(n));
+            out.deferred_users += priced_blocked - blocked.len();
         }
         let frozen_now: Vec<usize> = capped.iter().chain(&blocked).copied().collect();
         if frozen_now.is_empty() {
