@@ -12,7 +12,7 @@ use leontief_core::{generate, Instance, Status};
 use leontief_drfh::maxmin::Columns;
 use leontief_drfh::{dominant_sigma, kdf_sigma, tsf_sigma};
 use proptest::prelude::*;
-use support::{certify, certify_to, close, run, user_tasks};
+use support::{certify, certify_to, levels_apart, run, user_tasks};
 
 fn sigma_of(inst: &Instance, which: u8) -> Vec<f64> {
     match which {
@@ -37,13 +37,12 @@ proptest! {
         let generated = run(&inst, &sigma, Columns::Generated);
         prop_assert_eq!(flat.status, Status::Optimal);
         prop_assert_eq!(generated.status, Status::Optimal);
-        for n in 0..inst.num_users() {
-            prop_assert!(
-                close(flat.levels[n], generated.levels[n], 1e-6),
-                "user {}: flat {} generated {} ({:?} / {:?})",
-                n, flat.levels[n], generated.levels[n], flat.frozen_round, generated.frozen_round
-            );
-        }
+        let apart = levels_apart(&flat.levels, &generated.levels, 1e-6);
+        prop_assert!(
+            apart.is_none(),
+            "(user, flat, generated) {:?} ({:?} / {:?})",
+            apart, flat.frozen_round, generated.frozen_round
+        );
         for o in [&flat, &generated] {
             let x = user_tasks(o);
             let c = certify(&inst, &sigma, o, &x);
@@ -71,13 +70,12 @@ proptest! {
         let master = run(&inst, &sigma, Columns::Patterns);
         prop_assert_eq!(master.status, Status::Optimal);
         prop_assert!((master.path == leontief_drfh::maxmin::Path::Patterns), "the pattern master fell back to the flat LP");
-        for n in 0..inst.num_users() {
-            prop_assert!(
-                close(flat.levels[n], master.levels[n], 1e-6),
-                "user {}: flat {} patterns {} ({:?} / {:?})",
-                n, flat.levels[n], master.levels[n], flat.frozen_round, master.frozen_round
-            );
-        }
+        let apart = levels_apart(&flat.levels, &master.levels, 1e-6);
+        prop_assert!(
+            apart.is_none(),
+            "(user, flat, patterns) {:?} ({:?} / {:?})",
+            apart, flat.frozen_round, master.frozen_round
+        );
         prop_assert_eq!(&flat.frozen_round, &master.frozen_round);
         let x = user_tasks(&master);
         let c = certify(&inst, &sigma, &master, &x);
@@ -117,12 +115,12 @@ proptest! {
         let auto = run(&capped, &sigma, Columns::Auto);
         prop_assert_eq!(flat.status, Status::Optimal);
         prop_assert_eq!(auto.status, Status::Optimal);
-        for n in 0..capped.num_users() {
-            prop_assert!(
-                close(flat.levels[n], auto.levels[n], 1e-6),
-                "user {}: flat {} auto {} (capped path {})", n, flat.levels[n], auto.levels[n], (auto.path == leontief_drfh::maxmin::Path::Capped)
-            );
-        }
+        let apart = levels_apart(&flat.levels, &auto.levels, 1e-6);
+        prop_assert!(
+            apart.is_none(),
+            "(user, flat, auto) {:?} (capped path {})",
+            apart, (auto.path == leontief_drfh::maxmin::Path::Capped)
+        );
         prop_assert_eq!(&flat.frozen_round, &auto.frozen_round);
         let x = user_tasks(&auto);
         let c = certify(&capped, &sigma, &auto, &x);
@@ -155,9 +153,8 @@ proptest! {
         let sigma = dominant_sigma(&inst);
         let flat = run(&inst, &sigma, Columns::All);
         let generated = run(&inst, &sigma, Columns::Generated);
-        for n in 0..inst.num_users() {
-            prop_assert!(close(flat.levels[n], generated.levels[n], 1e-6));
-        }
+        let apart = levels_apart(&flat.levels, &generated.levels, 1e-6);
+        prop_assert!(apart.is_none(), "(user, flat, generated) {:?}", apart);
         let c = certify(&inst, &sigma, &generated, &user_tasks(&generated));
         prop_assert!(c.ok, "{:?}", c);
     }
@@ -183,14 +180,11 @@ fn heterogeneous_instances_agree_and_certify() {
         let flat = run(&inst, &sigma, Columns::All);
         let generated = run(&inst, &sigma, Columns::Generated);
         assert_eq!(generated.status, Status::Optimal, "m {m} seed {seed}");
-        for n in 0..inst.num_users() {
-            assert!(
-                close(flat.levels[n], generated.levels[n], 1e-6),
-                "m {m} seed {seed} user {n}: {} vs {}",
-                flat.levels[n],
-                generated.levels[n]
-            );
-        }
+        let apart = levels_apart(&flat.levels, &generated.levels, 1e-6);
+        assert!(
+            apart.is_none(),
+            "m {m} seed {seed} (user, flat, generated) {apart:?}"
+        );
         let x = user_tasks(&generated);
         // The placement instance takes 15 rounds, and HiGHS found round 12
         // infeasible by its own tolerance until the frozen users' bounds
@@ -255,14 +249,8 @@ fn pooled_levels_out_of_reach_end_in_one_round() {
             generated.pricing_passes
         );
         assert!(generated.columns < n * k, "{what}: every pair held");
-        for u in 0..n {
-            assert!(
-                close(generated.levels[u], flat.levels[u], 1e-6),
-                "{what}: user {u}: {} against {}",
-                generated.levels[u],
-                flat.levels[u]
-            );
-        }
+        let apart = levels_apart(&generated.levels, &flat.levels, 1e-6);
+        assert!(apart.is_none(), "{what}: (user, generated, flat) {apart:?}");
         assert_eq!(generated.frozen_round, flat.frozen_round, "{what}");
         let c = certify(&inst, &sigma, &generated, &user_tasks(&generated));
         assert!(c.ok, "{what}: {c:?}");
@@ -307,12 +295,8 @@ fn capped_users_on_heterogeneous_servers_take_no_lp() {
         );
         assert_eq!(auto.lps, 0);
         let flat = run(&inst, &sigma, Columns::All);
-        for n in 0..inst.num_users() {
-            assert!(
-                close(flat.levels[n], auto.levels[n], 1e-9),
-                "m {m} user {n}"
-            );
-        }
+        let apart = levels_apart(&flat.levels, &auto.levels, 1e-9);
+        assert!(apart.is_none(), "m {m} (user, flat, auto) {apart:?}");
         assert_eq!(flat.frozen_round, auto.frozen_round);
         assert_eq!(auto.rounds, 12);
         assert!(certify(&inst, &sigma, &auto, &user_tasks(&auto)).ok);
@@ -364,9 +348,8 @@ fn interior_point_rounds_need_no_growth_lp() {
             let what = format!("seed {seed}, {m} resources");
             assert_eq!(g.status, Status::Optimal, "{what}");
             assert_eq!(g.frozen_round, flat.frozen_round, "{what}");
-            for n in 0..inst.num_users() {
-                assert!(close(g.levels[n], flat.levels[n], 1e-6), "{what}: user {n}");
-            }
+            let apart = levels_apart(&g.levels, &flat.levels, 1e-6);
+            assert!(apart.is_none(), "{what}: (user, groups, flat) {apart:?}");
             let c = certify(&inst, &sigma, &g, &user_tasks(&g));
             assert!(c.ok, "{what}: {c:?}");
             if !g.path.is_pooled() && g.rounds > 1 {
@@ -416,14 +399,11 @@ fn placement_by_attribute_takes_the_pattern_master() {
             leontief_drfh::maxmin::Path::Patterns,
             "seed {seed}"
         );
-        for n in 0..inst.num_users() {
-            assert!(
-                close(flat.levels[n], auto.levels[n], 1e-6),
-                "seed {seed} user {n}: flat {} patterns {}",
-                flat.levels[n],
-                auto.levels[n]
-            );
-        }
+        let apart = levels_apart(&flat.levels, &auto.levels, 1e-6);
+        assert!(
+            apart.is_none(),
+            "seed {seed} (user, flat, patterns) {apart:?}"
+        );
         assert_eq!(flat.frozen_round, auto.frozen_round, "seed {seed}");
         let c = certify(&inst, &sigma, &auto, &user_tasks(&auto));
         assert!(c.ok, "seed {seed}: {c:?}");
@@ -491,13 +471,8 @@ proptest! {
         let auto = run(&inst, &sigma, Columns::Auto);
         prop_assert_eq!(flat.status, Status::Optimal);
         prop_assert_eq!(auto.status, Status::Optimal);
-        for n in 0..inst.num_users() {
-            prop_assert!(
-                close(flat.levels[n], auto.levels[n], 1e-6),
-                "user {}: flat {} auto {} ({:?})",
-                n, flat.levels[n], auto.levels[n], auto.path
-            );
-        }
+        let apart = levels_apart(&flat.levels, &auto.levels, 1e-6);
+        prop_assert!(apart.is_none(), "(user, flat, auto) {:?} ({:?})", apart, auto.path);
         let c = certify(&inst, &sigma, &auto, &user_tasks(&auto));
         prop_assert!(c.ok, "{:?} ({:?})", c, auto.path);
     }
@@ -559,14 +534,8 @@ fn pattern_round_proving_part_of_its_users_goes_on() {
     assert!(master.deferred_users > 0, "no round left a user for later");
     let flat = run(classes, &sigma, Columns::All);
     assert_eq!(flat.status, Status::Optimal);
-    for n in 0..classes.num_users() {
-        assert!(
-            close(flat.levels[n], master.levels[n], 1e-6),
-            "user {n}: flat {} patterns {}",
-            flat.levels[n],
-            master.levels[n]
-        );
-    }
+    let apart = levels_apart(&flat.levels, &master.levels, 1e-6);
+    assert!(apart.is_none(), "(user, flat, patterns) {apart:?}");
     let c = certify(classes, &sigma, &master, &user_tasks(&master));
     assert!(c.ok, "{c:?}");
 }

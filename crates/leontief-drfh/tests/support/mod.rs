@@ -67,3 +67,13 @@ pub fn certifies(inst: &Instance, sigma: &[f64], o: &MaxMinOutcome, x: &[f64]) -
 pub fn close(a: f64, b: f64, rel: f64) -> bool {
     (a - b).abs() <= rel * a.abs().max(b.abs()).max(1e-12)
 }
+
+/// The first user whose levels in `a` and `b` are not [`close`] within
+/// `rel`, with both levels; `None` when every user's agree.
+pub fn levels_apart(a: &[f64], b: &[f64], rel: f64) -> Option<(usize, f64, f64)> {
+    assert_eq!(a.len(), b.len(), "levels of different numbers of users");
+    a.iter()
+        .zip(b)
+        .position(|(x, y)| !close(*x, *y, rel))
+        .map(|n| (n, a[n], b[n]))
+}
