@@ -278,3 +278,25 @@ fn kdf_with_a_gpu_on_some_entries_is_bounded_by_kind_and_realised() {
         assert!(certifies(&inst, &sigma, &o, &user_tasks(&o)), "{what}");
     }
 }
+
+/// Past Clarabel's users (1,600 users on 10 groups of 40 entries,
+/// weights and caps on half of them, k-DF): step 1's level columns are
+/// bounded at the levels asked. The group path realises the pooled
+/// levels, the same as the one LP's, with a certificate the audit
+/// accepts.
+#[test]
+fn many_users_with_weights_and_caps_are_realised_by_the_groups() {
+    let family = generate::Family::new(1_600, 400, 3, 1)
+        .from_spec("weights,caps=0.5")
+        .expect("a shape");
+    let inst = generate::family(&family);
+    let sigma = kdf_sigma(&inst, 2);
+    let one = run(&inst, &sigma, Columns::Generated);
+    let grouped = run(&inst, &sigma, Columns::Grouped(40));
+    assert_eq!(grouped.status, Status::Optimal);
+    assert!(grouped.path.groups().is_some(), "{:?}", grouped.path);
+    for u in 0..inst.num_users() {
+        assert!(close(one.levels[u], grouped.levels[u], 1e-6), "user {u}");
+    }
+    assert!(certifies(&inst, &sigma, &grouped, &user_tasks(&grouped)));
+}

@@ -104,6 +104,9 @@ const PRIMAL_HOLDS: f64 = 1e-10;
 /// A resource counts as saturated in a pooled round when the round's
 /// lower bounds use this much of it.
 const SATURATED: f64 = 1.0 - 1e-9;
+/// Room above its level asked that a user's level column keeps in the
+/// groups' first step (see [`at_levels`]).
+const LEVEL_ROOM: f64 = 1e-6;
 
 /// How the pooled-first path ended.
 pub(crate) enum Pooled {
@@ -475,6 +478,7 @@ pub(crate) fn at_levels<B: LpBackend>(
         return Ok(Pooled::Failed(Spent::default()));
     }
     let mut want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale).collect();
+    let tight = short_ends && tight_levels(&mm, instance);
     // Every runnable user at least theta times its pooled level,
     // theta <= 1, maximise theta: grown by pricing until theta reaches 1
     // (no better value exists: the pooled levels bound every user). The
@@ -506,6 +510,24 @@ pub(crate) fn at_levels<B: LpBackend>(
             }
         }
         p.col_upper[t] = 1.0;
+        // Each level column bounded at its level asked plus LEVEL_ROOM,
+        // not at the user's level alone on every entry, in the groups'
+        // first step past Clarabel's users (no optimum moves: a level
+        // above the one asked only takes room). The alone levels reach
+        // 3e6 times the level asked there, and with them Clarabel ended
+        // 7.1e-8 short of theta 1 (`AlmostSolved` at its 1e-12, `Solved`
+        // at 1e-9) on an LP whose theta 1 HiGHS's simplex holds within
+        // 6e-13 of every row (k-DF, weights and caps, 3 resources,
+        // 10,000 x 10,000): the one LP over every entry then ran. So
+        // bounded, step 1 ends at theta 1. On the groups' own LPs of
+        // step 2 (about 200 users each) the same bound made Clarabel
+        // slower (the first round 5 -> 38 s on the 4-resource cell).
+        if tight {
+            for n in (0..nu).filter(|&n| mm.runnable[n]) {
+                let y = mm.ycols[n].0;
+                p.col_upper[y] = p.col_upper[y].min(want[n] * (1.0 + LEVEL_ROOM));
+            }
+        }
     }
     let mut problem = std::mem::replace(
         &mut mm.problem,
@@ -582,6 +604,14 @@ pub(crate) fn at_levels<B: LpBackend>(
             Verdict::Undecided => Pooled::Failed(Spent::of(&out)),
         },
     )
+}
+
+/// Whether the level columns are bounded at their levels asked in
+/// [`at_levels`] with `short_ends`: past Clarabel's users, where its LP
+/// goes to the backend it is given (the groups' first step, on Clarabel).
+fn tight_levels(mm: &MaxMinLp, instance: &Instance) -> bool {
+    let runnable = mm.runnable.iter().filter(|&&r| r).count();
+    runnable > crate::settings::clarabel_max_users(instance.num_resources())
 }
 
 /// The answer from a solution with theta at 1.
