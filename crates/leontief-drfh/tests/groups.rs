@@ -293,6 +293,7 @@ fn many_users_with_weights_and_caps_are_realised_by_the_groups() {
     let sigma = kdf_sigma(&inst, 2);
     let one = run(&inst, &sigma, Columns::Generated);
     let grouped = run(&inst, &sigma, Columns::Grouped(40));
+    assert_eq!(one.status, Status::Optimal);
     assert_eq!(grouped.status, Status::Optimal);
     assert!(grouped.path.groups().is_some(), "{:?}", grouped.path);
     for u in 0..inst.num_users() {

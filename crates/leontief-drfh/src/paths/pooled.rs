@@ -478,7 +478,8 @@ pub(crate) fn at_levels<B: LpBackend>(
         return Ok(Pooled::Failed(Spent::default()));
     }
     let mut want: Vec<f64> = (0..nu).map(|n| level[n] * mm.scale).collect();
-    let tight = short_ends && tight_levels(&mm, instance);
+    let runnable = mm.runnable.iter().filter(|&&r| r).count();
+    let clarabel_users = crate::settings::clarabel_max_users(instance.num_resources());
     // Every runnable user at least theta times its pooled level,
     // theta <= 1, maximise theta: grown by pricing until theta reaches 1
     // (no better value exists: the pooled levels bound every user). The
@@ -522,7 +523,7 @@ pub(crate) fn at_levels<B: LpBackend>(
         // bounded, step 1 ends at theta 1. On the groups' own LPs of
         // step 2 (about 200 users each) the same bound made Clarabel
         // slower (the first round 5 -> 38 s on the 4-resource cell).
-        if tight {
+        if short_ends && runnable > clarabel_users {
             for n in (0..nu).filter(|&n| mm.runnable[n]) {
                 let y = mm.ycols[n].0;
                 p.col_upper[y] = p.col_upper[y].min(want[n] * (1.0 + LEVEL_ROOM));
@@ -539,9 +540,7 @@ pub(crate) fn at_levels<B: LpBackend>(
         pairs: mm.total_pairs,
         ..base
     };
-    let runnable = mm.runnable.iter().filter(|&&r| r).count();
     let ends = short_ends.then_some(&want[..]);
-    let clarabel_users = crate::settings::clarabel_max_users(instance.num_resources());
     if runnable <= clarabel_users {
         // Few users: the block interior point method ([`crate::solvers::block_ipm`]);
         // otherwise, and whenever it does not converge, Clarabel.
@@ -604,14 +603,6 @@ pub(crate) fn at_levels<B: LpBackend>(
             Verdict::Undecided => Pooled::Failed(Spent::of(&out)),
         },
     )
-}
-
-/// Whether the level columns are bounded at their levels asked in
-/// [`at_levels`] with `short_ends`: past Clarabel's users, where its LP
-/// goes to the backend it is given (the groups' first step, on Clarabel).
-fn tight_levels(mm: &MaxMinLp, instance: &Instance) -> bool {
-    let runnable = mm.runnable.iter().filter(|&&r| r).count();
-    runnable > crate::settings::clarabel_max_users(instance.num_resources())
 }
 
 /// The answer from a solution with theta at 1.
