@@ -27,7 +27,12 @@
 //!    user demands, see [`deal_users`]) and one more drawn by a
 //!    fixed hash, so every group receives a sample of
 //!    every direction and the users link the groups into one well
-//!    connected graph along which capacity moves. When two groups leave
+//!    connected graph along which capacity moves. A user whose use at its
+//!    level would take more than [`HEAVY_SHARE`] of a group's capacity in
+//!    a resource (k-DF's levels give users whose tasks are small in their
+//!    two largest shares up to 70% of a group) may use as many groups as
+//!    bring it under, so that no group's step 2 hinges on packing a few
+//!    such users. When two groups leave
 //!    pricing to add servers of others (the interior point then spreads
 //!    a group's spare room over every user priced there, crowding its
 //!    step 2), the step runs again with `MORE_GROUPS` more groups for
@@ -80,6 +85,11 @@ use std::time::Instant;
 /// Groups a user may use in step 1 beyond its own when two left pricing
 /// to place it in others.
 const MORE_GROUPS: usize = 2;
+
+/// The most of a group's capacity in a resource that one user's use at
+/// its level takes in step 1's lists: a user past it may use as many
+/// groups as bring it under ([`deal_users`]).
+const HEAVY_SHARE: f64 = 0.02;
 
 /// At most one cluster in this many short, with at most
 /// [`FEW_SHORT_RESOURCES`] resources: each short cluster is joined with a
@@ -372,6 +382,24 @@ fn deal_users(
         };
         by_groups.then(keys[a].total_cmp(&keys[b])).then(a.cmp(&b))
     });
+    // The groups a user's use at its level spreads over: enough that it
+    // takes at most HEAVY_SHARE of a group's capacity in each resource
+    // (the average over the groups it fits).
+    let heavy = |n: usize, fits: &[usize]| -> usize {
+        let d = &users[n].demand;
+        let most = (0..d.len())
+            .filter(|&r| d[r] > 0.0)
+            .map(|r| {
+                let cap: f64 = fits.iter().map(|&g| capacity[g][r]).sum::<f64>();
+                if cap > 0.0 {
+                    d[r] * tasks[n] * fits.len() as f64 / cap
+                } else {
+                    0.0
+                }
+            })
+            .fold(0.0, f64::max);
+        ((most / HEAVY_SHARE).ceil() as usize).clamp(1, fits.len().max(1))
+    };
     let mut room: Vec<Vec<f64>> = capacity.to_vec();
     let mut turn: std::collections::HashMap<Vec<usize>, usize> = Default::default();
     let mut out = vec![Vec::new(); users.len()];
@@ -410,7 +438,7 @@ fn deal_users(
         };
         let mut l = vec![ServerId(fits[own])];
         let mut h = n as u64;
-        for _ in 0..more.min(len - 1) {
+        for _ in 0..(more.max(heavy(n, &fits) - 1)).min(len - 1) {
             // A fixed hash per draw; a group drawn twice is drawn again.
             loop {
                 let hv = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
@@ -1091,7 +1119,7 @@ fn on_groups<B: LpBackend>(
 
 #[cfg(test)]
 mod tests {
-    use super::{auto, deal_users, proved, pure_users, PURE_MOST};
+    use super::{auto, deal_users, proved, pure_users, HEAVY_SHARE, PURE_MOST};
     use crate::lp::idle::fill_idle;
     use crate::outcome::{Freeze, MaxMinOutcome, RoundCertificate};
     use crate::settings::BLOCKED_ROOM;
@@ -1176,7 +1204,8 @@ mod tests {
 
     /// Two resources, the second (a GPU) held by two of eight groups of
     /// 4 CPUs and (where held) 1 GPU; the first `cpu_users` users demand
-    /// no GPU, the four after them do, one task each at their levels.
+    /// no GPU, the four after them do, 0.05 tasks each at their levels
+    /// (at most 1% of a group, so none is spread as heavy).
     fn gpu_dealing(cpu_users: usize, more: usize) -> (Vec<Vec<ServerId>>, [usize; 2]) {
         let gpu_groups = [2usize, 5];
         let held: Vec<Vec<bool>> = (0..8)
@@ -1207,7 +1236,7 @@ mod tests {
             &vec![false; nu],
             &held,
             &capacity,
-            &vec![1.0; nu],
+            &vec![0.05; nu],
             more,
         );
         (dealt, gpu_groups)
@@ -1244,6 +1273,43 @@ mod tests {
         let (many, _) = gpu_dealing(30, 0);
         let cpu_on_gpu = many[..30].iter().filter(|g| on_gpu(g)).count();
         assert!(cpu_on_gpu > 0 && cpu_on_gpu < 30 * 2 / 8, "{cpu_on_gpu}");
+    }
+
+    /// Ten groups of 10 CPU each: a user whose use at its level is 0.5%
+    /// of a group keeps its two groups; one at 9% (ceil(9 / 2) = 5 groups
+    /// to bring each under [`HEAVY_SHARE`]) gets five, all distinct; one
+    /// at 50% gets every group. `more` = 2 still gives the light user three.
+    #[test]
+    fn a_heavy_user_is_spread_over_enough_groups() {
+        let held = vec![vec![true]; 10];
+        let capacity = vec![vec![10.0]; 10];
+        let servers = vec![RawServer {
+            name: "s".into(),
+            capacity: vec![10.0],
+            count: Some(10),
+        }];
+        let inst = instance(&["cpu"], servers, vec![vec![1.0]; 3]);
+        let tasks = [0.05, 0.9, 5.0];
+        let dealt = |more: usize| {
+            deal_users(
+                &inst,
+                &[true; 3],
+                &[false; 3],
+                &held,
+                &capacity,
+                &tasks,
+                more,
+            )
+        };
+        let lists = dealt(1);
+        let sizes: Vec<usize> = lists.iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![2, 5, 10]);
+        for l in &lists {
+            assert!(l.windows(2).all(|w| w[0] < w[1]), "{l:?}");
+        }
+        assert!(tasks[1] / 10.0 / 5.0 <= HEAVY_SHARE);
+        let sizes: Vec<usize> = dealt(2).iter().map(Vec::len).collect();
+        assert_eq!(sizes, vec![3, 5, 10]);
     }
 
     /// Two users of one resource on two entries of capacity 1, one round
