@@ -2,6 +2,7 @@
 //! on the loaded LP, each step through the normal equations of
 //! [`super::normal`].
 
+use super::chunks::{self, CHUNK};
 use super::normal::{back_solve, factor, Factor, Layout, Var};
 use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY, WARM_AT};
 use leontief_model::{Problem, Sense, Solution, Status};
@@ -244,21 +245,18 @@ pub(super) fn solve(
             rp[a] = b[a] - ax[a];
         }
         ops.transpose_times(&y, &mut aty);
-        for j in 0..nv {
-            w.rd[j] = cost[j] - aty[j] - z[j] + q[j];
-        }
-        let (mut gap, mut pobj) = (0.0, 0.0);
-        for j in 0..nv {
-            if has_lo[j] {
-                gap += w.s[j] * z[j];
-            }
-            if has_up[j] {
-                gap += w.t[j] * q[j];
-            }
-            pobj += cost[j] * x[j];
-        }
-        let inf_p = rp.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_b;
-        let inf_d = w.rd.iter().fold(0.0f64, |a, v| a.max(v.abs())) / norm_c;
+        w.rd.par_iter_mut()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, r)| *r = cost[j] - aty[j] - z[j] + q[j]);
+        let gap = chunks::sum(nv, |j| {
+            let lo = if has_lo[j] { w.s[j] * z[j] } else { 0.0 };
+            let up = if has_up[j] { w.t[j] * q[j] } else { 0.0 };
+            lo + up
+        });
+        let pobj = chunks::sum(nv, |j| cost[j] * x[j]);
+        let inf_p = chunks::max(na, 0.0, |a| rp[a].abs()) / norm_b;
+        let inf_d = chunks::max(nv, 0.0, |j| w.rd[j].abs()) / norm_c;
         let rel_gap = gap / (1.0 + f64::abs(pobj));
         if !(inf_p.is_finite() && inf_d.is_finite() && rel_gap.is_finite()) {
             return Err((Status::NumericalFailure, iterations));
@@ -292,21 +290,18 @@ pub(super) fn solve(
         iterations += 1;
         let mu = if pairs > 0 { gap / pairs as f64 } else { 0.0 };
         // D = 1 / (z/s + q/t), regularised.
-        let mut dmax = 1.0f64;
-        for j in 0..nv {
-            let mut v = 0.0;
-            if has_lo[j] {
-                v += z[j] / w.s[j];
-            }
-            if has_up[j] {
-                v += q[j] / w.t[j];
-            }
-            d[j] = v;
-            dmax = dmax.max(v);
-        }
-        for v in d.iter_mut() {
-            *v = 1.0 / (*v + 1e-30 * dmax);
-        }
+        d.par_iter_mut()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, v)| {
+                let lo = if has_lo[j] { z[j] / w.s[j] } else { 0.0 };
+                let up = if has_up[j] { q[j] / w.t[j] } else { 0.0 };
+                *v = lo + up;
+            });
+        let dmax = chunks::max(nv, 1.0, |j| d[j]);
+        d.par_iter_mut()
+            .with_min_len(CHUNK)
+            .for_each(|v| *v = 1.0 / (*v + 1e-30 * dmax));
         if !factor(&layout, &d, &mut f) {
             return Err((Status::NumericalFailure, iterations));
         }
@@ -319,50 +314,69 @@ pub(super) fn solve(
             rp: &rp,
         };
         // Predictor.
-        for j in 0..nv {
-            xl[j] = -w.s[j] * z[j];
-            xu[j] = -w.t[j] * q[j];
-        }
+        (&mut xl[..], &mut xu[..])
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, (l, u))| {
+                *l = -w.s[j] * z[j];
+                *u = -w.t[j] * q[j];
+            });
         w.direction(&ops, &f, &bounds, &xl, &xu, false);
         let (ap, ad) = w.steps(&bounds);
-        let mut gap_aff = 0.0;
-        for j in 0..nv {
-            if has_lo[j] {
-                gap_aff += (w.s[j] + ap * w.dx[j]) * (z[j] + ad * w.dz[j]);
-            }
-            if has_up[j] {
-                gap_aff += (w.t[j] - ap * w.dx[j]) * (q[j] + ad * w.dq[j]);
-            }
-        }
+        let gap_aff = chunks::sum(nv, |j| {
+            let lo = if has_lo[j] {
+                (w.s[j] + ap * w.dx[j]) * (z[j] + ad * w.dz[j])
+            } else {
+                0.0
+            };
+            let up = if has_up[j] {
+                (w.t[j] - ap * w.dx[j]) * (q[j] + ad * w.dq[j])
+            } else {
+                0.0
+            };
+            lo + up
+        });
         let sigma = if gap > 0.0 {
             (gap_aff / gap).clamp(0.0, 1.0).powi(3)
         } else {
             0.0
         };
         // Corrector.
-        for j in 0..nv {
-            xl[j] = sigma * mu - w.s[j] * z[j] - w.dx[j] * w.dz[j];
-            xu[j] = sigma * mu - w.t[j] * q[j] + w.dx[j] * w.dq[j];
-        }
+        (&mut xl[..], &mut xu[..])
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, (l, u))| {
+                *l = sigma * mu - w.s[j] * z[j] - w.dx[j] * w.dz[j];
+                *u = sigma * mu - w.t[j] * q[j] + w.dx[j] * w.dq[j];
+            });
         // Refined only near the end, where the normal equations lose digits.
         w.direction(&ops, &f, &bounds, &xl, &xu, rel_gap < REFINE_BELOW);
         let (ap, ad) = w.steps(&bounds);
         let (ap, ad) = ((TO_BOUNDARY * ap).min(1.0), (TO_BOUNDARY * ad).min(1.0));
-        for j in 0..nv {
-            x[j] += ap * w.dx[j];
-            if has_lo[j] {
-                w.s[j] += ap * w.dx[j];
-            }
-            if has_up[j] {
-                w.t[j] -= ap * w.dx[j];
-            }
-            if has_lo[j] {
-                z[j] += ad * w.dz[j];
-            }
-            if has_up[j] {
-                q[j] += ad * w.dq[j];
-            }
-        }
+        let (dx, dz, dq) = (&w.dx, &w.dz, &w.dq);
+        (
+            &mut x[..],
+            &mut w.s[..],
+            &mut w.t[..],
+            &mut z[..],
+            &mut q[..],
+        )
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, (x, s, t, z, q))| {
+                *x += ap * dx[j];
+                if has_lo[j] {
+                    *s += ap * dx[j];
+                    *z += ad * dz[j];
+                }
+                if has_up[j] {
+                    *t -= ap * dx[j];
+                    *q += ad * dq[j];
+                }
+            });
         for a in 0..na {
             y[a] += ad * w.dy[a];
         }
@@ -519,18 +533,22 @@ impl Step {
         xu: &[f64],
         refine: bool,
     ) {
-        let nv = self.s.len();
-        for j in 0..nv {
-            let mut v = self.rd[j];
-            if b.has_lo[j] {
-                v -= xl[j] / self.s[j];
-            }
-            if b.has_up[j] {
-                v += xu[j] / self.t[j];
-            }
-            self.rhat[j] = v;
-            self.scratch_v[j] = b.d[j] * v;
-        }
+        let (rd, s, t) = (&self.rd, &self.s, &self.t);
+        (&mut self.rhat[..], &mut self.scratch_v[..])
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, (rhat, sv))| {
+                let mut v = rd[j];
+                if b.has_lo[j] {
+                    v -= xl[j] / s[j];
+                }
+                if b.has_up[j] {
+                    v += xu[j] / t[j];
+                }
+                *rhat = v;
+                *sv = b.d[j] * v;
+            });
         ops.times(&self.scratch_v, &mut self.scratch_r);
         for (a, r) in self.rhs.iter_mut().enumerate() {
             *r = b.rp[a] + self.scratch_r[a];
@@ -546,9 +564,12 @@ impl Step {
         // dx holds A^T dy until the end.
         ops.transpose_times(&self.dy, &mut self.dx);
         if refine {
-            for j in 0..nv {
-                self.scratch_v[j] = b.d[j] * self.dx[j];
-            }
+            let dx = &self.dx;
+            self.scratch_v
+                .par_iter_mut()
+                .with_min_len(CHUNK)
+                .enumerate()
+                .for_each(|(j, v)| *v = b.d[j] * dx[j]);
             ops.times(&self.scratch_v, &mut self.scratch_r);
             for (a, r) in self.scratch_r.iter_mut().enumerate() {
                 *r = self.rhs[a] - *r;
@@ -566,44 +587,53 @@ impl Step {
             }
             ops.transpose_times(&self.dy, &mut self.dx);
         }
-        for j in 0..nv {
-            let dx = b.d[j] * (self.dx[j] - self.rhat[j]);
-            self.dx[j] = dx;
-            self.dz[j] = if b.has_lo[j] {
-                (xl[j] - b.z[j] * dx) / self.s[j]
-            } else {
-                0.0
-            };
-            self.dq[j] = if b.has_up[j] {
-                (xu[j] + b.q[j] * dx) / self.t[j]
-            } else {
-                0.0
-            };
-        }
+        let (rhat, s, t) = (&self.rhat, &self.s, &self.t);
+        (&mut self.dx[..], &mut self.dz[..], &mut self.dq[..])
+            .into_par_iter()
+            .with_min_len(CHUNK)
+            .enumerate()
+            .for_each(|(j, (x, z, q))| {
+                let dx = b.d[j] * (*x - rhat[j]);
+                *x = dx;
+                *z = if b.has_lo[j] {
+                    (xl[j] - b.z[j] * dx) / s[j]
+                } else {
+                    0.0
+                };
+                *q = if b.has_up[j] {
+                    (xu[j] + b.q[j] * dx) / t[j]
+                } else {
+                    0.0
+                };
+            });
     }
 
     /// The longest primal and dual steps (up to 1) along the direction
     /// that keep every bound.
     fn steps(&self, b: &Bounds) -> (f64, f64) {
-        let (mut ap, mut ad) = (1.0f64, 1.0f64);
-        for j in 0..self.s.len() {
-            if b.has_lo[j] {
-                if self.dx[j] < 0.0 {
-                    ap = ap.min(-self.s[j] / self.dx[j]);
+        let each = chunks::by_chunks(self.s.len(), |r| {
+            let (mut ap, mut ad) = (1.0f64, 1.0f64);
+            for j in r {
+                if b.has_lo[j] {
+                    if self.dx[j] < 0.0 {
+                        ap = ap.min(-self.s[j] / self.dx[j]);
+                    }
+                    if self.dz[j] < 0.0 {
+                        ad = ad.min(-b.z[j] / self.dz[j]);
+                    }
                 }
-                if self.dz[j] < 0.0 {
-                    ad = ad.min(-b.z[j] / self.dz[j]);
+                if b.has_up[j] {
+                    if self.dx[j] > 0.0 {
+                        ap = ap.min(self.t[j] / self.dx[j]);
+                    }
+                    if self.dq[j] < 0.0 {
+                        ad = ad.min(-b.q[j] / self.dq[j]);
+                    }
                 }
             }
-            if b.has_up[j] {
-                if self.dx[j] > 0.0 {
-                    ap = ap.min(self.t[j] / self.dx[j]);
-                }
-                if self.dq[j] < 0.0 {
-                    ad = ad.min(-b.q[j] / self.dq[j]);
-                }
-            }
-        }
-        (ap, ad)
+            (ap, ad)
+        });
+        each.into_iter()
+            .fold((1.0, 1.0), |(ap, ad), (p, d)| (ap.min(p), ad.min(d)))
     }
 }

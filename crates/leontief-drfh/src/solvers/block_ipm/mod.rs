@@ -44,6 +44,7 @@ use leontief_model::{
 };
 use std::time::Instant;
 
+mod chunks;
 mod ipm;
 mod leaves;
 mod normal;
