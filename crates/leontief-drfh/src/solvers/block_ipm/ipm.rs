@@ -261,7 +261,10 @@ pub(super) fn solve(
         if !(inf_p.is_finite() && inf_d.is_finite() && rel_gap.is_finite()) {
             return Err((Status::NumericalFailure, iterations));
         }
-        if inf_p <= TOLERANCE && inf_d <= TOLERANCE && rel_gap <= TOLERANCE {
+        if inf_d <= TOLERANCE
+            && rel_gap <= TOLERANCE
+            && (inf_p <= TOLERANCE || ops.rows_within(&x, &rp, norm_b))
+        {
             done = true;
             break;
         }
@@ -436,6 +439,30 @@ struct Ops<'a> {
     by_row: &'a [(usize, f64)],
 }
 
+/// Whether every row's residual `rp` is within [`TOLERANCE`] of the
+/// larger of `norm_b` and one plus the sum of its terms' magnitudes at
+/// `x` (the rows' entries `by_row`, row r's from `row_start[r]`): a row
+/// summing many large terms to a small right-hand side (a user's tasks
+/// on every server less its level column's) holds its residual only to
+/// the rounding of those terms, and steps past it are spent on rounding.
+fn rows_within(
+    row_start: &[usize],
+    by_row: &[(usize, f64)],
+    x: &[f64],
+    rp: &[f64],
+    norm_b: f64,
+) -> bool {
+    rp.par_iter()
+        .with_min_len(PRODUCT_CHUNK)
+        .enumerate()
+        .all(|(r, &res)| {
+            let terms = by_row[row_start[r]..row_start[r + 1]]
+                .iter()
+                .fold(1.0, |s, &(j, v)| s + (v * x[j]).abs());
+            res.abs() <= TOLERANCE * norm_b.max(terms)
+        })
+}
+
 /// Entries of a product one task takes at least (rayon splits the rest).
 const PRODUCT_CHUNK: usize = 4096;
 
@@ -450,6 +477,11 @@ impl Ops<'_> {
                     .iter()
                     .fold(0.0, |s, &(j, v)| s + v * x[j]);
             });
+    }
+
+    /// [`rows_within`] on this matrix.
+    fn rows_within(&self, x: &[f64], rp: &[f64], norm_b: f64) -> bool {
+        rows_within(self.row_start, self.by_row, x, rp, norm_b)
     }
 
     /// `out = A~^T y`.
@@ -635,5 +667,25 @@ impl Step {
         });
         each.into_iter()
             .fold((1.0, 1.0), |(ap, ad), (p, d)| (ap.min(p), ad.min(d)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_within_scales_by_each_rows_terms() {
+        // Row 0: 1e6 - 1e6 = 0 (terms 2e6); row 1: 0.5 + 0.5 = 1.
+        let row_start = [0, 2, 4];
+        let by_row = [(0, 1.0), (1, -1.0), (2, 1.0), (3, 1.0)];
+        let x = [1e6, 1e6, 0.5, 0.5];
+        // Within 1e-12 of row 0's terms (2e-6), and of norm_b in row 1.
+        assert!(rows_within(&row_start, &by_row, &x, &[1e-7, 1e-12], 2.0));
+        // Past row 0's terms.
+        assert!(!rows_within(&row_start, &by_row, &x, &[3e-6, 0.0], 2.0));
+        // Row 1's terms (2) are no larger than norm_b: its residual is
+        // held to norm_b.
+        assert!(!rows_within(&row_start, &by_row, &x, &[0.0, 1e-11], 2.0));
     }
 }
