@@ -30,8 +30,9 @@
 //!
 //! Column generation solves one LP again and again, grown by the columns
 //! priced in: a solve keeps the first iterate within `WARM_AT` of the
-//! optimum, and the next solve of the grown LP starts there, each new
-//! column just inside its bounds (`ipm::Warm`).
+//! optimum, and the next solve of the grown LP starts there when the LP
+//! has `WARM_FROM` columns, each new column just inside its bounds
+//! (`ipm::Warm`).
 //!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
@@ -90,6 +91,19 @@ const REFINE_BELOW: f64 = 1e-6;
 /// steps, but its prices did not prove the one round (they sat off the
 /// centre of the optimal face) and a cold solve ran again.
 const WARM_AT: f64 = 1e-2;
+
+/// Columns from which a grown LP starts from the last solve's kept
+/// iterate; below, from the method's own start. The groups' LPs (about
+/// 10^4 columns each, a few columns priced in per pass) finished sooner
+/// cold: k-DF (k = 2) at 1,000 x 10,000 with 3 resources, bimodal
+/// demands, weights and caps, 21.8 -> 15.1 s end to end (DRFH 18.8 ->
+/// 10.8 s), with 4 resources and GPUs on a fifth of the servers 7.4 ->
+/// 6.4 s; 2 resources and the heterogeneous generator's 6 within noise
+/// (release, AMD EPYC, `--verify never`). The one LP of placement by
+/// attribute with 6 resources (433,000 columns at 2,000 x 5,000) starts
+/// warm: k-DF's two solves 40 + 8 steps, 40 + 40 cold (16.8 against 26.2
+/// s). Between 10^4 and 10^5 columns nothing was measured.
+const WARM_FROM: usize = 100_000;
 
 /// Parts the blocks are split into for the parallel factorisation.
 const PARTS: usize = 4;
@@ -154,13 +168,28 @@ const MANY_RESOURCES_USERS: usize = 800;
 pub(crate) struct BlockIpm {
     blocks: Option<Vec<u32>>,
     time_limit: Option<f64>,
+    warm_from: usize,
 }
 
 impl BlockIpm {
     /// A backend for LPs whose rows split as `blocks` says, each solve
     /// within `time_limit` seconds.
     pub(crate) fn new(blocks: Option<Vec<u32>>, time_limit: Option<f64>) -> BlockIpm {
-        BlockIpm { blocks, time_limit }
+        BlockIpm {
+            blocks,
+            time_limit,
+            warm_from: WARM_FROM,
+        }
+    }
+
+    /// The same, a grown LP starting warm from `columns` columns (rather
+    /// than [`WARM_FROM`]).
+    #[cfg(test)]
+    fn warm_from(self, columns: usize) -> BlockIpm {
+        BlockIpm {
+            warm_from: columns,
+            ..self
+        }
     }
 }
 
@@ -176,6 +205,7 @@ impl LpBackend for BlockIpm {
             clarabel: crate::solvers::direct::Direct::new(self.time_limit)?.load(problem)?,
             blocks: self.blocks.clone(),
             time_limit: self.time_limit,
+            warm_from: self.warm_from,
             warm: None,
             warmed: false,
         })
@@ -198,6 +228,8 @@ pub(crate) struct BlockLp {
     clarabel: ClarabelLp,
     blocks: Option<Vec<u32>>,
     time_limit: Option<f64>,
+    /// Columns from which a grown LP starts from the last solve's iterate.
+    warm_from: usize,
     /// Where the last solve passed on its way, while the LP has only
     /// grown by columns since.
     warm: Option<ipm::Warm>,
@@ -221,7 +253,8 @@ impl BlockLp {
 impl LoadedLp for BlockLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();
-        let warm = self.warm.take();
+        let columns = self.clarabel.problem().num_cols();
+        let warm = self.warm.take().filter(|_| columns >= self.warm_from);
         self.warmed = false;
         // Blocks laid out for another LP (a live part of the rounds, with
         // fewer rows): Clarabel's.
@@ -438,9 +471,11 @@ mod tests {
 
     /// The operator's LP on half of each user's entries, then grown by the
     /// other half's columns: the second solve starts from the first one's
-    /// iterate and ends at the full LP's optimum (Clarabel's), inside every
-    /// row and bound, in fewer steps than from the method's own start;
-    /// after a bound changes, a solve starts cold again.
+    /// iterate (these LPs are below `WARM_FROM`: the test lowers it) and
+    /// ends at the full LP's optimum (Clarabel's), inside every row and
+    /// bound, in fewer steps than from the method's own start; after a
+    /// bound changes, a solve starts cold again. At the default threshold
+    /// the same grown LP starts cold.
     #[test]
     fn a_grown_lp_starts_from_the_solve_before_and_ends_at_its_optimum() {
         use leontief_model::NewCol;
@@ -454,7 +489,8 @@ mod tests {
             let mm = crate::lp::build::build(&inst, &sigma, false, Some(&half));
             let full = crate::lp::build::build(&inst, &sigma, false, None);
             let blocks = crate::lp::build::row_blocks(&mm, m, mm.problem.num_rows());
-            let mut ours = BlockIpm::new(Some(blocks), None)
+            let mut ours = BlockIpm::new(Some(blocks.clone()), None)
+                .warm_from(0)
                 .load(mm.problem.clone())
                 .unwrap();
             let first = ours.solve().unwrap();
@@ -502,8 +538,7 @@ mod tests {
             );
             assert!(grown.objective >= first.objective - 1e-9, "{what}");
             let p = ours.problem().clone();
-            let blocks = crate::lp::build::row_blocks(&mm, m, p.num_rows());
-            let cold = BlockIpm::new(Some(blocks), None)
+            let cold = BlockIpm::new(Some(blocks.clone()), None)
                 .load(p.clone())
                 .unwrap()
                 .solve()
@@ -519,6 +554,14 @@ mod tests {
                 .unwrap();
             ours.solve().unwrap();
             assert!(!ours.started_warm(), "{what}");
+            // At the default threshold the same grown LP starts cold.
+            let mut small = BlockIpm::new(Some(blocks), None)
+                .load(mm.problem.clone())
+                .unwrap();
+            small.solve().unwrap();
+            small.add_cols(&rest).unwrap();
+            assert_eq!(small.solve().unwrap().status, Status::Optimal, "{what}");
+            assert!(!small.started_warm(), "{what}");
         }
     }
 }
