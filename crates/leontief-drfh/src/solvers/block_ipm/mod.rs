@@ -30,9 +30,9 @@
 //!
 //! Column generation solves one LP again and again, grown by the columns
 //! priced in: a solve keeps the first iterate within `WARM_AT` of the
-//! optimum, and the next solve of the grown LP starts there, each new
-//! column just inside its bounds (`ipm::Warm`), while such warm solves
-//! take fewer steps than the LP's cold one (`BlockLp`).
+//! optimum, and the next solve of the grown LP starts there when the LP
+//! has `WARM_FROM` columns, each new column just inside its bounds
+//! (`ipm::Warm`).
 //!
 //! Its answers are trusted no more than Clarabel's: they are interior, not
 //! vertices ([`LpBackend::vertex_duals`] is false), and every verdict drawn
@@ -92,11 +92,18 @@ const REFINE_BELOW: f64 = 1e-6;
 /// centre of the optimal face) and a cold solve ran again.
 const WARM_AT: f64 = 1e-2;
 
-/// Whether a warm solve of `warm` steps paid against the last cold solve's
-/// `cold` steps (fewer steps; with no cold solve to compare, yes).
-fn warm_paid(cold: Option<u64>, warm: u64) -> bool {
-    cold.is_none_or(|c| warm < c)
-}
+/// Columns from which a grown LP starts from the last solve's kept
+/// iterate; below, from the method's own start. The groups' LPs (about
+/// 10^4 columns each, a few columns priced in per pass) finished sooner
+/// cold: k-DF (k = 2) at 1,000 x 10,000 with 3 resources, bimodal
+/// demands, weights and caps, 21.8 -> 15.1 s end to end (DRFH 18.8 ->
+/// 10.8 s), with 4 resources and GPUs on a fifth of the servers 7.4 ->
+/// 6.4 s; 2 resources and the heterogeneous generator's 6 within noise
+/// (release, AMD EPYC, `--verify never`). The one LP of placement by
+/// attribute with 6 resources (433,000 columns at 2,000 x 5,000) starts
+/// warm: k-DF's two solves 40 + 8 steps, 40 + 40 cold (16.8 against 26.2
+/// s). Between 10^4 and 10^5 columns nothing was measured.
+const WARM_FROM: usize = 100_000;
 
 /// Parts the blocks are split into for the parallel factorisation.
 const PARTS: usize = 4;
@@ -161,13 +168,28 @@ const MANY_RESOURCES_USERS: usize = 800;
 pub(crate) struct BlockIpm {
     blocks: Option<Vec<u32>>,
     time_limit: Option<f64>,
+    warm_from: usize,
 }
 
 impl BlockIpm {
     /// A backend for LPs whose rows split as `blocks` says, each solve
     /// within `time_limit` seconds.
     pub(crate) fn new(blocks: Option<Vec<u32>>, time_limit: Option<f64>) -> BlockIpm {
-        BlockIpm { blocks, time_limit }
+        BlockIpm {
+            blocks,
+            time_limit,
+            warm_from: WARM_FROM,
+        }
+    }
+
+    /// The same, a grown LP starting warm from `columns` columns (rather
+    /// than [`WARM_FROM`]).
+    #[cfg(test)]
+    fn warm_from(self, columns: usize) -> BlockIpm {
+        BlockIpm {
+            warm_from: columns,
+            ..self
+        }
     }
 }
 
@@ -183,10 +205,9 @@ impl LpBackend for BlockIpm {
             clarabel: crate::solvers::direct::Direct::new(self.time_limit)?.load(problem)?,
             blocks: self.blocks.clone(),
             time_limit: self.time_limit,
+            warm_from: self.warm_from,
             warm: None,
             warmed: false,
-            cold_steps: None,
-            warm_pays: true,
         })
     }
 
@@ -202,31 +223,18 @@ impl LpBackend for BlockIpm {
 /// A loaded LP: each solve takes the problem as it stands, which Clarabel
 /// holds (and solves where this method does not); it starts from the
 /// last solve's kept iterate while the LP has only grown by columns
-/// since, else from the method's own start. A warm solve that takes at
-/// least as many steps as the last cold one ends the warm starts until
-/// the LP changes otherwise than by columns. The kept iterate was worth
-/// 9-13 steps against 17-25 cold on the pooled LPs of placement by
-/// attribute (300 x 3,000, 4 resources, seed 2; 18,000-82,000 columns)
-/// and 8 against 40 on the one LP of 2,000 x 5,000 with 6 resources
-/// (433,000 columns), but 55 steps a solve against 34 cold on the
-/// groups' LPs with bimodal demands, weights and caps (1,000 x 10,000, 3
-/// resources, k-DF, 215 warm solves of about 12,000 columns):
-/// docs/design/maxmin-operator.md.
+/// since, else from the method's own start.
 pub(crate) struct BlockLp {
     clarabel: ClarabelLp,
     blocks: Option<Vec<u32>>,
     time_limit: Option<f64>,
+    /// Columns from which a grown LP starts from the last solve's iterate.
+    warm_from: usize,
     /// Where the last solve passed on its way, while the LP has only
     /// grown by columns since.
     warm: Option<ipm::Warm>,
     /// Whether the last solve started from the one before it.
     warmed: bool,
-    /// Steps of the last solve from the method's own start.
-    cold_steps: Option<u64>,
-    /// Whether grown solves still start warm (no warm solve has taken
-    /// `cold_steps` steps or more since the LP last changed otherwise
-    /// than by columns).
-    warm_pays: bool,
 }
 
 impl BlockLp {
@@ -240,20 +248,13 @@ impl BlockLp {
     pub(crate) fn go_cold(&mut self) {
         self.warm = None;
     }
-
-    /// The LP changed otherwise than by columns: the next solve starts
-    /// cold, and the grown solves after it warm again.
-    fn changed(&mut self) {
-        self.warm = None;
-        self.cold_steps = None;
-        self.warm_pays = true;
-    }
 }
 
 impl LoadedLp for BlockLp {
     fn solve(&mut self) -> Result<Solution, BackendError> {
         let t0 = Instant::now();
-        let warm = self.warm.take().filter(|_| self.warm_pays);
+        let columns = self.clarabel.problem().num_cols();
+        let warm = self.warm.take().filter(|_| columns >= self.warm_from);
         self.warmed = false;
         // Blocks laid out for another LP (a live part of the rounds, with
         // fewer rows): Clarabel's.
@@ -274,11 +275,6 @@ impl LoadedLp for BlockLp {
         let why = match tried {
             Some(Ok((sol, keep))) => {
                 self.warm = keep;
-                if !self.warmed {
-                    self.cold_steps = Some(sol.iterations);
-                } else {
-                    self.warm_pays = warm_paid(self.cold_steps, sol.iterations);
-                }
                 return Ok(sol);
             }
             // Out of time: no solution (Clarabel would take as long again).
@@ -317,22 +313,22 @@ impl LoadedLp for BlockLp {
     }
 
     fn set_col_bounds(&mut self, col: Col, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.changed();
+        self.warm = None;
         self.clarabel.set_col_bounds(col, lower, upper)
     }
 
     fn set_row_bounds(&mut self, row: Row, lower: f64, upper: f64) -> Result<(), BackendError> {
-        self.changed();
+        self.warm = None;
         self.clarabel.set_row_bounds(row, lower, upper)
     }
 
     fn set_cost(&mut self, col: Col, cost: f64) -> Result<(), BackendError> {
-        self.changed();
+        self.warm = None;
         self.clarabel.set_cost(col, cost)
     }
 
     fn set_coefficient(&mut self, row: Row, col: Col, value: f64) -> Result<(), BackendError> {
-        self.changed();
+        self.warm = None;
         self.clarabel.set_coefficient(row, col, value)
     }
 
@@ -475,9 +471,11 @@ mod tests {
 
     /// The operator's LP on half of each user's entries, then grown by the
     /// other half's columns: the second solve starts from the first one's
-    /// iterate and ends at the full LP's optimum (Clarabel's), inside every
-    /// row and bound, in fewer steps than from the method's own start;
-    /// after a bound changes, a solve starts cold again.
+    /// iterate (these LPs are below `WARM_FROM`: the test lowers it) and
+    /// ends at the full LP's optimum (Clarabel's), inside every row and
+    /// bound, in fewer steps than from the method's own start; after a
+    /// bound changes, a solve starts cold again. At the default threshold
+    /// the same grown LP starts cold.
     #[test]
     fn a_grown_lp_starts_from_the_solve_before_and_ends_at_its_optimum() {
         use leontief_model::NewCol;
@@ -492,6 +490,7 @@ mod tests {
             let full = crate::lp::build::build(&inst, &sigma, false, None);
             let blocks = crate::lp::build::row_blocks(&mm, m, mm.problem.num_rows());
             let mut ours = BlockIpm::new(Some(blocks.clone()), None)
+                .warm_from(0)
                 .load(mm.problem.clone())
                 .unwrap();
             let first = ours.solve().unwrap();
@@ -539,7 +538,7 @@ mod tests {
             );
             assert!(grown.objective >= first.objective - 1e-9, "{what}");
             let p = ours.problem().clone();
-            let cold = BlockIpm::new(Some(blocks), None)
+            let cold = BlockIpm::new(Some(blocks.clone()), None)
                 .load(p.clone())
                 .unwrap()
                 .solve()
@@ -555,15 +554,14 @@ mod tests {
                 .unwrap();
             ours.solve().unwrap();
             assert!(!ours.started_warm(), "{what}");
+            // At the default threshold the same grown LP starts cold.
+            let mut small = BlockIpm::new(Some(blocks), None)
+                .load(mm.problem.clone())
+                .unwrap();
+            small.solve().unwrap();
+            small.add_cols(&rest).unwrap();
+            assert_eq!(small.solve().unwrap().status, Status::Optimal, "{what}");
+            assert!(!small.started_warm(), "{what}");
         }
-    }
-
-    /// A warm solve pays while it takes fewer steps than the cold one.
-    #[test]
-    fn a_warm_solve_pays_with_fewer_steps_than_the_cold_one() {
-        assert!(warm_paid(Some(30), 12));
-        assert!(!warm_paid(Some(30), 30));
-        assert!(!warm_paid(Some(30), 55));
-        assert!(warm_paid(None, 55));
     }
 }
