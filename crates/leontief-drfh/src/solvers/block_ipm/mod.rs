@@ -11,12 +11,12 @@
 //! is factored on its own and eliminated onto the dense rows it touches
 //! (the users on its entry). The dense rows no block touches (the levels,
 //! whose variables are their slacks, the users' level columns and theta)
-//! are eliminated in closed form (`leaves`), which leaves one dense Schur complement over the links (N
-//! for N users), factored by Cholesky (from `normal::FAER_ROWS` rows by
-//! faer's blocked one on every core). At 100 users on 1,000 entries with
-//! 4 resources that is a few million flops a step, where Clarabel's
-//! general sparse LDL of the same LP (with iterative refinement) took 5-7
-//! ms a step.
+//! are eliminated in closed form (`leaves`), which leaves one dense Schur
+//! complement over the links (N for N users), factored by Cholesky (from
+//! `normal::FAER_ROWS` rows by faer's blocked one on every core). At 100
+//! users on 1,000 entries with 4 resources that is a few million flops a
+//! step, where Clarabel's general sparse LDL of the same LP (with
+//! iterative refinement) took 5-7 ms a step.
 //!
 //! The flops are not the cost of a step: cache misses, the scatter of
 //! every block's W^T W into the Schur complement, and page faults of
@@ -102,7 +102,12 @@ const WARM_AT: f64 = 1e-2;
 /// (release, AMD EPYC, `--verify never`). The one LP of placement by
 /// attribute with 6 resources (433,000 columns at 2,000 x 5,000) starts
 /// warm: k-DF's two solves 40 + 8 steps, 40 + 40 cold (16.8 against 26.2
-/// s). Between 10^4 and 10^5 columns nothing was measured.
+/// s). Between lies what this costs: the pooled LPs of placement by
+/// attribute at 300 x 3,000 with 4 resources, seed 2 (18,000-82,000
+/// columns) took 9-13 steps warm against 17-25 cold; end to end that
+/// cell took 2.31-2.67 s warm, 2.62-3.50 s cold. A rule by the steps
+/// instead (warm while a warm solve takes fewer steps than the cold one)
+/// was slower on the groups' LPs (docs/design/maxmin-operator.md).
 const WARM_FROM: usize = 100_000;
 
 /// Parts the blocks are split into for the parallel factorisation.
