@@ -94,8 +94,9 @@ fn above_twenty_thousand_pairs_the_certificate_alone_verifies() {
         let c = &v["certificate"];
         assert_eq!(c["pairs"], 60 * 400);
         assert!(c["columns"].as_u64().unwrap() < 60 * 400);
-        // Above 20,000 pairs DRFH still gets its references: it is its
-        // own fairness reference, and NFC bounds its total.
+        // Above 20,000 pairs (up to 10^6) DRFH still gets its
+        // references: it is its own fairness reference, and NFC bounds
+        // its total.
         let refs = &v["gap"];
         assert!((refs["percent_fairness"].as_f64().unwrap() - 100.0).abs() < 1e-9);
         let eff = refs["percent_efficiency"].as_f64().unwrap();

@@ -26,7 +26,8 @@ pub(crate) fn solve_one(
     // the answer: it runs beside the solve (the pooled path's Clarabel
     // solve takes one core; measured at 100 x 1,000 with 4 resources,
     // 0.32 -> 0.26 s end to end).
-    let (a, nfc) = if *mechanism == Mechanism::Drfh && verify_mode != VerifyMode::Never {
+    let size = scaled.num_users() * scaled.num_entries();
+    let (a, nfc) = if *mechanism == Mechanism::Drfh && references_at(verify_mode, size, true) {
         let (a, nfc) = rayon::join(
             || solve_unchecked(highs, &scaled, mechanism, settings),
             || References::nfc_total(highs, &scaled),
@@ -243,16 +244,44 @@ fn solve_unchecked(
     })
 }
 
+/// User-server pairs (N x K) up to which an answer gets its two
+/// reference solves (a DRFH max-min and an NFC LP) under `--verify auto`.
+const REFERENCE_PAIRS: usize = 20_000;
+
+/// Pairs up to which an exact DRFH answer, its own fairness reference,
+/// gets its one reference solve (NFC's total) under `--verify auto`.
+/// NFC's column generation took 0.6-0.9 s alone at 10^6 pairs (300 x
+/// 3,000 with 4 resources and placement by attribute; 1,000 x 1,000 with
+/// 6, weights and caps on half the users), within noise of DRFH's wall
+/// time beside it. At 10^7 pairs with 6 resources it took 10-14 s alone,
+/// 7 s of DRFH's 24 s beside it (weights and caps, 1,000 x 10,000), and
+/// at 10^8 pairs 74 s alone, 34 s of DRFH's 84 s (10,000 x 10,000, seed
+/// 2): the reference cost more than the answer.
+const OWN_REFERENCE_PAIRS: usize = 1_000_000;
+
+/// Whether an answer on `size` pairs gets its references under
+/// `verify_mode` (`own`: an exact DRFH answer, which needs NFC's alone).
+fn references_at(verify_mode: VerifyMode, size: usize, own: bool) -> bool {
+    match verify_mode {
+        VerifyMode::Never => false,
+        VerifyMode::Always => true,
+        VerifyMode::Auto => {
+            size <= if own {
+                OWN_REFERENCE_PAIRS
+            } else {
+                REFERENCE_PAIRS
+            }
+        }
+    }
+}
+
 /// Where an allocation sits between fairness and efficiency (Sec. V of
 /// 002), for every mechanism: percent fairness (its smallest normalised
 /// dominant share against exact DRFH's), percent efficiency (its total
-/// tasks against NFC's) and leftover capacity, merged into `gap`. Two
-/// reference solves (a DRFH max-min and an NFC LP), so only when the
-/// verification runs (not `--verify never`) and the instance has at most
-/// 20,000 user-server pairs (`--verify always`: at any size). An exact
-/// DRFH answer is its own fairness reference, so it gets its references
-/// at any size for one NFC solve (column generation: 1.3-1.8 s at 10^7
-/// pairs, where DRFH takes 13-17 s).
+/// tasks against NFC's) and leftover capacity, merged into `gap`. Only
+/// when the verification runs (not `--verify never`) and the instance
+/// has at most [`REFERENCE_PAIRS`] pairs, or [`OWN_REFERENCE_PAIRS`] for
+/// an exact DRFH answer (`--verify always`: at any size).
 fn add_references(
     highs: &Highs,
     instance: &Instance,
@@ -265,10 +294,7 @@ fn add_references(
     // rounds), so they get references only up to this size as before.
     let size = instance.num_users() * instance.num_entries();
     let own_drfh = a.mechanism == "drfh" && a.status == leontief_core::Status::Optimal && !a.pooled;
-    if !a.status.has_solution()
-        || verify_mode == VerifyMode::Never
-        || (verify_mode == VerifyMode::Auto && size > 20_000 && !own_drfh)
-    {
+    if !a.status.has_solution() || !references_at(verify_mode, size, own_drfh) {
         return Ok(());
     }
     // A pooled allocation (drf, BBF) is measured against the pooled
@@ -331,4 +357,24 @@ pub(crate) fn solve_named(
         a.notes.push("alphaPF-VDS at alpha = 1: gamma drops out of every server's utility, and the Nash equilibrium among servers is the optimum of max sum_n w_n log x_n over all servers jointly (one exponential-cone program, x_n unique); equilibrium and optimum coincide".into());
     }
     Ok(a)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_by_size_mode_and_answer() {
+        // Every answer: two reference solves up to 20,000 pairs.
+        assert!(references_at(VerifyMode::Auto, REFERENCE_PAIRS, false));
+        assert!(!references_at(VerifyMode::Auto, REFERENCE_PAIRS + 1, false));
+        // An exact DRFH answer: NFC's alone, up to 10^6 pairs.
+        assert!(references_at(VerifyMode::Auto, 1_000_000, true));
+        assert!(!references_at(VerifyMode::Auto, 1_000_001, true));
+        // `always` at any size, `never` at none.
+        for own in [false, true] {
+            assert!(references_at(VerifyMode::Always, 100_000_000, own));
+            assert!(!references_at(VerifyMode::Never, 1, own));
+        }
+    }
 }
