@@ -159,7 +159,15 @@ pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
         || (users <= 250 && entries >= 4 * users)
         || (m > 4 && entries >= users)
         || (m >= 4 && users <= MANY_RESOURCES_USERS && 4 * entries >= users)
+        || (m > 4 && users <= SIX_RESOURCES_USERS && 4 * entries >= users)
 }
+
+/// Users up to which [`pays`] takes an LP with more than 4 resources on a
+/// quarter as many entries as users: k-DF's two LPs of 927 users on 400
+/// entries at 10,000 x 10,000 with 6 resources (seed 3). On them the
+/// whole k-DF run went from 44.2 / 50.5 s to 41.2 / 44.7 s (placement by
+/// attribute) and from 46.6 / 43.5 s to 36.4 / 34.6 s (weights and caps).
+const SIX_RESOURCES_USERS: usize = 1_200;
 
 /// Users up to which [`pays`] takes an LP with 4 resources or more on at
 /// least a quarter as many entries as users (the largest measured: 786
