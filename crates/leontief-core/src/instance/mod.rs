@@ -5,14 +5,16 @@
 //! rejected so that a misspelt `weigth` is never silently ignored) and then
 //! [`Instance::new`], which checks every rule of the format and reports
 //! *all* problems, each with the path of the offending entry
-//! (`users[3].demand[1] is negative (-0.5)`).
+//! (`users[3].demand[1] is negative (-0.5)`). A text is first read with
+//! the users' placement lists borrowed from it (`parse`), the same fields
+//! and rules, and only a text that fails is parsed again with paths.
 
 use crate::ids::{ResourceId, ServerId, UserId};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
+mod parse;
 mod queues;
 mod validate;
 

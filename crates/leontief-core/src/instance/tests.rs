@@ -171,3 +171,83 @@ fn bad_queues_are_named() {
         "{p:?}"
     );
 }
+
+/// The instance as the tracked parse reads it (`RawInstance`, then
+/// [`Instance::new`]), the errors as text.
+fn tracked(text: &str) -> Result<Instance, String> {
+    let raw: RawInstance = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Instance::new(raw).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_borrowed_parse_reads_every_example_as_the_tracked_one() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../datasets/paper-examples");
+    let mut read = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.ends_with(".json") || name.ends_with(".expected.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let want = tracked(&text);
+        let got = Instance::from_json_str(&text).map_err(|e| e.to_string());
+        assert_eq!(got.is_ok(), want.is_ok(), "{name}");
+        if let (Ok(g), Ok(w)) = (&got, &want) {
+            assert_eq!(g, w, "{name}");
+        }
+        read += 1;
+    }
+    assert!(read >= 10, "only {read} examples read from {dir}");
+}
+
+#[test]
+fn the_borrowed_parse_reads_generated_placement_lists_as_the_tracked_one() {
+    for seed in 1..=3 {
+        let i = crate::generate::placement(30, 40, 6, 7, seed);
+        let text = serde_json::to_string(&i.to_raw()).unwrap();
+        assert!(text.contains("\"servers\":[\"s"), "lists written");
+        assert_eq!(Instance::from_json_str(&text).unwrap(), i);
+        assert_eq!(tracked(&text).unwrap(), i);
+    }
+}
+
+#[test]
+fn listed_names_with_escapes_are_read() {
+    let servers =
+        r#"{"name": "a\"b", "capacity": [4, 2]}, {"name": "c\u0064", "capacity": [2, 1]}"#;
+    let listed = r#"{"name": "u", "demand": [1, 1], "servers": ["cd", "a\"b"]}"#;
+    let i = inst(servers, listed);
+    assert_eq!(i.servers()[0].name, "a\"b");
+    assert_eq!(i.num_eligible_pairs(), 2);
+}
+
+#[test]
+fn bad_lists_and_fields_are_named_on_either_parse() {
+    let base = |users: &str| {
+        format!(
+            r#"{{"resources": ["cpu", "mem"], "servers": [{{"name": "s", "capacity": [4, 2]}}, {{"name": "t", "capacity": [2, 1]}}], "users": [{users}]}}"#
+        )
+    };
+    let twice = base(r#"{"name": "u", "demand": [1, 1], "servers": ["t", "s", "t"]}"#);
+    assert_eq!(
+        problems(Instance::from_json_str(&twice)),
+        ["users[0].servers[2] names server \"t\" twice"]
+    );
+    let unknown = base(r#"{"name": "u", "demand": [1, 1], "servers": ["s", "x"]}"#);
+    assert_eq!(
+        problems(Instance::from_json_str(&unknown)),
+        ["users[0].servers[1] names unknown server \"x\""]
+    );
+    let misspelt = base(r#"{"name": "u", "demand": [1, 1], "servers": ["s"], "weigth": 2}"#);
+    let e = Instance::from_json_str(&misspelt).unwrap_err().to_string();
+    assert!(e.contains("users[0]") && e.contains("weigth"), "{e}");
+    let not_a_name = base(r#"{"name": "u", "demand": [1, 1], "servers": ["s", 3]}"#);
+    let e = Instance::from_json_str(&not_a_name)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("users[0].servers[1]"), "{e}");
+    let trailing = format!("{} {{}}", base(r#"{"name": "u", "demand": [1, 1]}"#));
+    let e = Instance::from_json_str(&trailing).unwrap_err().to_string();
+    assert!(e.contains("trailing"), "{e}");
+}
