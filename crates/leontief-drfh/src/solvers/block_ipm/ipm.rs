@@ -4,7 +4,10 @@
 
 use super::chunks::{self, CHUNK};
 use super::normal::{back_solve, factor, Factor, Layout, Var};
-use super::{DENSE, MAX_ITERATIONS, REFINE_BELOW, TOLERANCE, TO_BOUNDARY, WARM_AT};
+use super::{
+    DENSE, MAX_ITERATIONS, PRIMAL_STALLED, REFINE_BELOW, STALL_STEPS, TOLERANCE, TO_BOUNDARY,
+    WARM_AT,
+};
 use leontief_model::{Problem, Sense, Solution, Status};
 use rayon::prelude::*;
 use std::time::Instant;
@@ -185,6 +188,10 @@ pub(super) fn solve(
     let pairs = has_lo.iter().filter(|&&h| h).count() + has_up.iter().filter(|&&h| h).count();
     let mut iterations = 0;
     let mut done = false;
+    // Steps in a row with the dual infeasibility and gap within
+    // TOLERANCE, and the primal infeasibility a solve stalled at.
+    let mut closed = 0;
+    let mut stalled: Option<f64> = None;
     // Every vector of a step, kept from step to step (allocated afresh,
     // their page faults were a tenth of a step).
     let mut f = Factor::new(&layout);
@@ -261,10 +268,18 @@ pub(super) fn solve(
         if !(inf_p.is_finite() && inf_d.is_finite() && rel_gap.is_finite()) {
             return Err((Status::NumericalFailure, iterations));
         }
-        if inf_d <= TOLERANCE
-            && rel_gap <= TOLERANCE
-            && (inf_p <= TOLERANCE || ops.rows_within(&x, &rp, norm_b))
+        let dual_gap = inf_d <= TOLERANCE && rel_gap <= TOLERANCE;
+        if dual_gap && (inf_p <= TOLERANCE || ops.rows_within(&x, &rp, norm_b, TOLERANCE)) {
+            done = true;
+            break;
+        }
+        // The dual and gap converged and the primal infeasibility stays
+        // put: ends within PRIMAL_STALLED.
+        closed = if dual_gap { closed + 1 } else { 0 };
+        if closed > STALL_STEPS
+            && (inf_p <= PRIMAL_STALLED || ops.rows_within(&x, &rp, norm_b, PRIMAL_STALLED))
         {
+            stalled = Some(inf_p);
             done = true;
             break;
         }
@@ -415,7 +430,12 @@ pub(super) fn solve(
     let objective = p.col_cost.iter().zip(&xs).map(|(c, x)| c * x).sum::<f64>() + p.offset;
     let sol = Solution {
         status: Status::Optimal,
-        raw_status: "Optimal (block interior point)".into(),
+        raw_status: match stalled {
+            None => "Optimal (block interior point)".into(),
+            Some(p) => format!(
+                "Optimal (block interior point; primal infeasibility {p:.1e} once the dual infeasibility and gap had converged)"
+            ),
+        },
         objective,
         x: xs,
         row_dual,
@@ -451,6 +471,7 @@ fn rows_within(
     x: &[f64],
     rp: &[f64],
     norm_b: f64,
+    tolerance: f64,
 ) -> bool {
     rp.par_iter()
         .with_min_len(PRODUCT_CHUNK)
@@ -459,7 +480,7 @@ fn rows_within(
             let terms = by_row[row_start[r]..row_start[r + 1]]
                 .iter()
                 .fold(1.0, |s, &(j, v)| s + (v * x[j]).abs());
-            res.abs() <= TOLERANCE * norm_b.max(terms)
+            res.abs() <= tolerance * norm_b.max(terms)
         })
 }
 
@@ -480,8 +501,8 @@ impl Ops<'_> {
     }
 
     /// [`rows_within`] on this matrix.
-    fn rows_within(&self, x: &[f64], rp: &[f64], norm_b: f64) -> bool {
-        rows_within(self.row_start, self.by_row, x, rp, norm_b)
+    fn rows_within(&self, x: &[f64], rp: &[f64], norm_b: f64, tolerance: f64) -> bool {
+        rows_within(self.row_start, self.by_row, x, rp, norm_b, tolerance)
     }
 
     /// `out = A~^T y`.
@@ -681,11 +702,32 @@ mod tests {
         let by_row = [(0, 1.0), (1, -1.0), (2, 1.0), (3, 1.0)];
         let x = [1e6, 1e6, 0.5, 0.5];
         // Within 1e-12 of row 0's terms (2e-6), and of norm_b in row 1.
-        assert!(rows_within(&row_start, &by_row, &x, &[1e-7, 1e-12], 2.0));
+        assert!(rows_within(
+            &row_start,
+            &by_row,
+            &x,
+            &[1e-7, 1e-12],
+            2.0,
+            TOLERANCE
+        ));
         // Past row 0's terms.
-        assert!(!rows_within(&row_start, &by_row, &x, &[3e-6, 0.0], 2.0));
+        assert!(!rows_within(
+            &row_start,
+            &by_row,
+            &x,
+            &[3e-6, 0.0],
+            2.0,
+            TOLERANCE
+        ));
         // Row 1's terms (2) are no larger than norm_b: its residual is
         // held to norm_b.
-        assert!(!rows_within(&row_start, &by_row, &x, &[0.0, 1e-11], 2.0));
+        assert!(!rows_within(
+            &row_start,
+            &by_row,
+            &x,
+            &[0.0, 1e-11],
+            2.0,
+            TOLERANCE
+        ));
     }
 }
