@@ -268,6 +268,21 @@ pub const USERS_PER_GROUP: usize = 150;
 /// 4 14.1 s, 8 22.9 s; every other cell of the grid within noise.
 pub const SUB_POOLS: usize = 4;
 
+/// [`SUB_POOLS`] past [`DENSE_BLOCK_USERS`] users: there the step's LP
+/// (10,000 users on 100 groups at 10,000 x 10,000) is Clarabel's whose
+/// factor holds a dense block over the step's capacity rows (groups x
+/// sub-pools x resources, 2,400 with 6 resources at 4), about 0.46 s a
+/// step on one core and half of the run with weights and caps. At 2 the
+/// block has 1,200 rows. 10,000 x 10,000, 6 resources, seed 1, DRFH /
+/// k-DF, the same hour, 4 -> 2: weights and caps 28.81 / 27.24 ->
+/// 21.78 / 17.42 s, lognormal demands 14.17 / 19.26 -> 11.10 / 13.65 s,
+/// few huge tasks 25.42 / 22.75 -> 16.98 / 17.00 s, the Google classes
+/// 16.23 / 16.02 -> 11.42 / 10.46 s, bimodal 13.29 / 14.34 -> 8.70 /
+/// 9.02 s, a GPU on a fifth 15.94 / 16.31 -> 11.67 / 12.62 s; with 3
+/// and 4 resources see `docs/design/maxmin-operator.md` ("The groups'
+/// first step over 10,000 users").
+pub const SUB_POOLS_DENSE: usize = 2;
+
 /// Users past which the groups' first step (`crate::paths::groups`) runs
 /// Clarabel with its choice of LDL factorisation (faer's supernodal one
 /// where the factor holds a dense block) rather than QDLDL. Measured end

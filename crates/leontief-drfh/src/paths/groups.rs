@@ -77,7 +77,9 @@ use crate::lp::pricing::angle;
 use crate::lp::proof::proved;
 use crate::outcome::{MaxMinOutcome, Path};
 use crate::paths::pooled::{at_levels, candidates, Bound, Pooled, Spent};
-use crate::settings::{Columns, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, USERS_PER_GROUP};
+use crate::settings::{
+    Columns, DENSE_BLOCK_USERS, GROUP_ENTRIES, SUB_POOLS, SUB_POOLS_DENSE, USERS_PER_GROUP,
+};
 use leontief_core::{Instance, RawServer, ServerId, Tasks};
 use leontief_model::{BackendError, LpBackend, Status};
 use rayon::prelude::*;
@@ -622,7 +624,8 @@ fn realise<B: LpBackend>(
     let Some(members) = deal(instance, entries) else {
         return Ok(Err(Spent::default()));
     };
-    // Step 1: each group as [`SUB_POOLS`] servers, its entries sorted by
+    // Step 1: each group as [`SUB_POOLS`] servers ([`SUB_POOLS_DENSE`]
+    // past [`DENSE_BLOCK_USERS`] users), its entries sorted by
     // the angle of their capacity and cut into that many runs.
     let total = instance.total_capacity();
     // The rules for many resources, where a group's users are fewer than
@@ -630,6 +633,12 @@ fn realise<B: LpBackend>(
     let active_users = level.iter().filter(|&&l| l > 0.0).count();
     let many =
         instance.num_resources() > FEW_SHORT_RESOURCES && instance.num_entries() > 2 * active_users;
+    // Fewer where the step's LP holds a dense block ([`SUB_POOLS_DENSE`]).
+    let sub_pools = if active_users > DENSE_BLOCK_USERS {
+        SUB_POOLS_DENSE
+    } else {
+        SUB_POOLS
+    };
     let mut servers: Vec<RawServer> = Vec::new();
     // The step-1 servers of each group.
     let mut pools_of: Vec<Vec<usize>> = Vec::with_capacity(members.len());
@@ -637,7 +646,7 @@ fn realise<B: LpBackend>(
         let mut sorted = list.clone();
         let key = |i: ServerId| angle(instance.class_capacities(i), total);
         sorted.sort_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
-        let runs = SUB_POOLS.clamp(1, sorted.len().max(1));
+        let runs = sub_pools.clamp(1, sorted.len().max(1));
         let mut mine = Vec::with_capacity(runs);
         for k in 0..runs {
             let run = &sorted[k * sorted.len() / runs..(k + 1) * sorted.len() / runs];
