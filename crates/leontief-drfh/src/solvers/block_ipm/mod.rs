@@ -82,10 +82,11 @@ const TOLERANCE: f64 = 1e-12;
 /// k-DF's groups' LPs with placement by attribute, 6 resources, 10,000 x
 /// 10,000, seed 3 (about 1,100 rows and 8,000 columns, 2,200 and 19,000),
 /// the residual stayed at 3e-11 to 1.6e-10 of a saturated entry's
-/// capacity row from step 25 to step 200 with every step 0.995 of the
-/// way, and those LPs went on to Clarabel (`AlmostSolved`) and HiGHS.
-/// Far inside the feasibility tolerance every answer is verified to
-/// (1e-7); the prices, which prove the rounds, are converged.
+/// capacity row from step 25 to step 200, nearly every step going 0.99
+/// of the way, and those LPs went on to Clarabel (`AlmostSolved`) and
+/// HiGHS. 1e-9 is far inside the 1e-7 to which every answer's
+/// feasibility is verified; the prices, which prove the rounds, are
+/// converged to [`TOLERANCE`].
 const PRIMAL_STALLED: f64 = 1e-9;
 
 /// See [`PRIMAL_STALLED`].
