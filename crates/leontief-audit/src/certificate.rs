@@ -1,5 +1,6 @@
 //! The max-min certificate check: weak duality, one pass per round over
-//! every runnable pair, no LP.
+//! every runnable pair (over the groups of entries priced alike where no
+//! placement list applies), no LP.
 //!
 //! For prices `p_{i,r} >= 0` (per unit of resource r on entry i) and any
 //! feasible allocation x, every entry's use is within its capacity, so
@@ -81,8 +82,6 @@ pub fn max_min_certificate(
         return out;
     }
     let users = instance.users();
-    let entries_of =
-        |n: usize| -> Vec<ServerId> { instance.runnable_entries(UserId(n), placement).collect() };
     let level = |n: usize| sigma[n] * user_tasks[n] / users[n].weight;
     // Which users need a price certificate: frozen in a round, not capped.
     let capped = |n: usize| {
@@ -157,19 +156,31 @@ pub fn max_min_certificate(
         // entry: the scale of its round-off allowance.
         let mut own_scale = vec![0.0; nu];
         let (mut held, mut later) = (0.0, 0.0);
+        let alike = Alike::new(instance, &c.prices);
         for n in 0..nu {
             if frozen_round[n] == 0 {
                 continue;
             }
-            let list = entries_of(n);
-            out.pairs += list.len();
             let d = &users[n].demand;
             let (mut best, mut at) = (f64::INFINITY, None);
-            for &i in list.iter().filter(|i| closure.is_open(n, i.0, r_k)) {
-                let v: f64 = d.iter().zip(&c.prices[i.0]).map(|(d, p)| d * p).sum();
+            let mut consider = |i: usize| {
+                let v: f64 = d.iter().zip(&c.prices[i]).map(|(d, p)| d * p).sum();
                 if v < best {
-                    (best, at) = (v, Some(i.0));
+                    (best, at) = (v, Some(i));
                 }
+            };
+            let listed = placement && users[n].servers.is_some();
+            if listed || !closure.always_open() {
+                for i in instance.runnable_entries(UserId(n), placement) {
+                    out.pairs += 1;
+                    if closure.is_open(n, i.0, r_k) {
+                        consider(i.0);
+                    }
+                }
+            } else {
+                let (v, i, pairs) = alike.cheapest(d, &c.prices);
+                out.pairs += pairs;
+                (best, at) = (v, i);
             }
             u[n] = if best.is_finite() { best } else { 0.0 };
             if let Some(i) = at {
@@ -255,6 +266,71 @@ pub fn max_min_certificate(
         }
     }
     out
+}
+
+/// A round's entries grouped by what a user sees of them: the same prices
+/// and the same resources present (so the same users may run on them).
+/// The pooled paths price every entry alike, the pattern paths each
+/// class alike: a user's cheapest entry is then found over the groups.
+struct Alike {
+    groups: Vec<Group>,
+}
+
+/// Entries of one [`Alike`] group.
+struct Group {
+    /// The lowest entry of the group.
+    first: usize,
+    /// Entries in the group.
+    size: usize,
+    /// Per resource: whether the group's entries have any of it.
+    has: Vec<bool>,
+}
+
+impl Alike {
+    /// The groups of `prices` (one row per entry), ordered by their first
+    /// entry.
+    fn new(instance: &Instance, prices: &[Vec<f64>]) -> Alike {
+        let mut index: std::collections::HashMap<(Vec<u64>, Vec<bool>), usize> =
+            std::collections::HashMap::new();
+        let mut groups: Vec<Group> = Vec::new();
+        for (i, row) in prices.iter().enumerate() {
+            let has: Vec<bool> = instance
+                .class_capacities(ServerId(i))
+                .iter()
+                .map(|&c| c > 0.0)
+                .collect();
+            let key = (row.iter().map(|p| p.to_bits()).collect(), has.clone());
+            let g = *index.entry(key).or_insert_with(|| {
+                groups.push(Group {
+                    first: i,
+                    size: 0,
+                    has,
+                });
+                groups.len() - 1
+            });
+            groups[g].size += 1;
+        }
+        Alike { groups }
+    }
+
+    /// For demand `d` over every entry it may run on: the cheapest task
+    /// at `prices` (infinite where there is none), the lowest entry
+    /// attaining it, and how many entries it may run on. Every entry of a
+    /// group prices a task alike, so its first entry stands for the
+    /// group.
+    fn cheapest(&self, d: &[f64], prices: &[Vec<f64>]) -> (f64, Option<usize>, usize) {
+        let (mut best, mut at, mut pairs) = (f64::INFINITY, None, 0);
+        for g in &self.groups {
+            if d.iter().zip(&g.has).all(|(&d, &h)| d == 0.0 || h) {
+                pairs += g.size;
+                let v: f64 = d.iter().zip(&prices[g.first]).map(|(d, p)| d * p).sum();
+                if v < best {
+                    (best, at) = (v, Some(g.first));
+                }
+            }
+        }
+        (best, at, pairs)
+    }
 }
 
 /// Dual prices that certify a lexicographic max-min on one pooled server
@@ -398,5 +474,63 @@ impl RoundOrder {
             ));
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Entries with capacities `caps` (a zero: the resource is absent; the
+    /// first resource is on every entry)
+    /// and one user.
+    fn instance(caps: &[Vec<f64>]) -> Instance {
+        let m = caps[0].len();
+        let servers: Vec<String> = caps
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!(r#"{{"name": "s{i}", "capacity": {c:?}}}"#))
+            .collect();
+        let resources: Vec<String> = (0..m).map(|r| format!(r#""r{r}""#)).collect();
+        Instance::from_json_str(&format!(
+            r#"{{"resources": [{}], "servers": [{}], "users": [{{"name": "u", "demand": {:?}}}]}}"#,
+            resources.join(", "),
+            servers.join(", "),
+            vec![1.0; m]
+        ))
+        .unwrap()
+    }
+
+    proptest! {
+        /// The groups find what a pass over every entry finds: the
+        /// cheapest task, the lowest entry attaining it, and the entries
+        /// the demand may run on, with prices and resources repeated
+        /// across entries.
+        #[test]
+        fn groups_find_the_cheapest_entry_of_a_pass_over_all(
+            m in 1usize..4,
+            picks in prop::collection::vec((0usize..3, 0usize..3), 1..12),
+            demand in prop::collection::vec(prop::sample::select(vec![0.0, 0.5, 2.0]), 4),
+        ) {
+            let rows = [[1.0, 0.0, 2.0, 0.5], [0.0, 0.0, 0.0, 0.0], [3.0, 1.0, 0.25, 1.0]];
+            let shapes = [[1.0, 1.0, 1.0, 1.0], [2.0, 0.0, 0.0, 1.0], [1.0, 1.0, 0.0, 0.0]];
+            let prices: Vec<Vec<f64>> = picks.iter().map(|&(p, _)| rows[p][..m].to_vec()).collect();
+            let caps: Vec<Vec<f64>> = picks.iter().map(|&(_, c)| shapes[c][..m].to_vec()).collect();
+            let inst = instance(&caps);
+            let d = &demand[..m];
+            let (mut best, mut at, mut pairs) = (f64::INFINITY, None, 0);
+            for (i, c) in caps.iter().enumerate() {
+                if d.iter().zip(c).all(|(&d, &c)| d == 0.0 || c > 0.0) {
+                    pairs += 1;
+                    let v: f64 = d.iter().zip(&prices[i]).map(|(d, p)| d * p).sum();
+                    if v < best {
+                        (best, at) = (v, Some(i));
+                    }
+                }
+            }
+            let got = Alike::new(&inst, &prices).cheapest(d, &prices);
+            prop_assert_eq!(got, (best, at, pairs));
+        }
     }
 }

@@ -144,6 +144,12 @@ impl Closure {
         out
     }
 
+    /// Whether every user may use every entry it runs on in every round
+    /// (no placement lists, or none that close an entry).
+    pub fn always_open(&self) -> bool {
+        self.guards.is_empty()
+    }
+
     /// Whether user `n` may use entry `i` in round `round`'s bound.
     pub fn is_open(&self, n: usize, i: usize, round: usize) -> bool {
         if self.guards.is_empty() {
