@@ -144,8 +144,8 @@ impl Closure {
         out
     }
 
-    /// Whether every user may use every entry it runs on in every round
-    /// (no placement lists, or none that close an entry).
+    /// Whether every user may use every entry it runs on in every round:
+    /// the rule is off (no placement lists apply).
     pub fn always_open(&self) -> bool {
         self.guards.is_empty()
     }
