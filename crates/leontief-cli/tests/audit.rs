@@ -7,7 +7,10 @@ use common::leontief;
 use serde_json::Value;
 
 fn datasets() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets")
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets")
 }
 
 /// `leontief import kubernetes` on `datasets/FOLDER` into `dir`: the

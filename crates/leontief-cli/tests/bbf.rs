@@ -12,9 +12,11 @@ fn bin() -> Command {
 }
 
 fn case(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/paper-examples")
-        .join(format!("{name}.json"))
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples")
+    .join(format!("{name}.json"))
 }
 
 fn json(out: &Output) -> serde_json::Value {

@@ -7,9 +7,11 @@ use common::leontief as run;
 use std::path::PathBuf;
 
 fn case(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/paper-examples")
-        .join(name)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples")
+    .join(name)
 }
 
 #[test]

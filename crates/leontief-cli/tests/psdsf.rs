@@ -8,8 +8,10 @@ use common::leontief;
 
 #[test]
 fn an_unknown_selection_exits_2() {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/paper-examples/vds-fig1-psdsf.json");
+    let p = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples/vds-fig1-psdsf.json");
     let (code, out, err) = leontief(&[
         "solve",
         p.to_str().unwrap(),

@@ -10,9 +10,11 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn sims(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/simulations")
-        .join(name)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/simulations")
+    .join(name)
 }
 
 fn simulate(config: &std::path::Path, extra: &[&str]) -> Value {
@@ -170,8 +172,10 @@ fn every_plot_kind_draws_with_labelled_axes() {
     );
     let (b, s) = (best.to_str().unwrap(), slots.to_str().unwrap());
     let sweep_csv = dir.join("sweep.csv");
-    let inst = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/paper-examples/joewong-sec5-drf.json");
+    let inst = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples/joewong-sec5-drf.json");
     let (code, _, err) = leontief(&[
         "sweep",
         inst.to_str().unwrap(),

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn case(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../datasets/paper-examples")
-        .join(name)
+    std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples")
+    .join(name)
 }
 
 fn sweep(args: &[&str]) -> (Option<i32>, String, String) {

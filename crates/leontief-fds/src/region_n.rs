@@ -380,8 +380,10 @@ mod tests {
 
     #[test]
     fn the_dual_slope_is_the_derivative_of_phi() {
-        let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../../datasets/paper-examples");
+        let dir = std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../datasets/paper-examples");
         let clarabel = leontief_clarabel::Clarabel::default();
         for (case, beta) in [
             ("joewong-prop3-below-b0.5-l0.1", 0.5),

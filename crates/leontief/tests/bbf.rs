@@ -44,8 +44,10 @@ fn the_irrational_prices_of_mechanisms_md() {
     // Requests (1,3), (2,1), (3,2), unit capacities, equal entitlements:
     // prices ((-3 + sqrt 39)/2, (9 - sqrt 39)/2) for budgets 1, so / 3 here.
     let inst = Instance::from_path(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../datasets/bbf/irrational-prices.json"),
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../datasets/bbf/irrational-prices.json"),
     )
     .unwrap();
     let s = 39f64.sqrt();

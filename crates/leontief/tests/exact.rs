@@ -385,10 +385,12 @@ fn a_certificate_checked_in_another_mechanisms_shares_is_not_a_proof() {
 /// check found.
 #[test]
 fn the_2df_example_is_not_proved_drfh() {
-    let inst = Instance::from_path(std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../datasets/paper-examples/kdf-2df-example.json"
-    )))
+    let inst = Instance::from_path(
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../datasets/paper-examples/kdf-2df-example.json"),
+    )
     .unwrap();
     // On several servers, so that drfh and kdf print certificates.
     let json = serde_json::json!({

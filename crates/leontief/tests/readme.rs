@@ -26,8 +26,11 @@ fn readme_snippet() -> Result<bool, Box<dyn std::error::Error>> {
 
 #[test]
 fn the_readme_library_snippet_is_printed_as_it_runs() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let root = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     assert!(
         readme.contains(SNIPPET),
         "the README's snippet differs from this test's"

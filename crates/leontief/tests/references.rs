@@ -8,9 +8,11 @@ use leontief::{Instance, Mechanism, Options, VerifyMode};
 
 fn case(name: &str) -> Instance {
     Instance::from_path(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../datasets/paper-examples")
-            .join(format!("{name}.json")),
+        std::path::PathBuf::from(
+            std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+        )
+        .join("../../datasets/paper-examples")
+        .join(format!("{name}.json")),
     )
     .unwrap()
 }

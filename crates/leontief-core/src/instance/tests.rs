@@ -181,9 +181,12 @@ fn tracked(text: &str) -> Result<Instance, String> {
 
 #[test]
 fn the_borrowed_parse_reads_every_example_as_the_tracked_one() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../datasets/paper-examples");
+    let dir = std::path::PathBuf::from(
+        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+    )
+    .join("../../datasets/paper-examples");
     let mut read = 0;
-    for entry in std::fs::read_dir(dir).unwrap() {
+    for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         if !name.ends_with(".json") || name.ends_with(".expected.json") {
@@ -198,7 +201,11 @@ fn the_borrowed_parse_reads_every_example_as_the_tracked_one() {
         }
         read += 1;
     }
-    assert!(read >= 10, "only {read} examples read from {dir}");
+    assert!(
+        read >= 10,
+        "only {read} examples read from {}",
+        dir.display()
+    );
 }
 
 #[test]

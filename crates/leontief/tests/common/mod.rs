@@ -9,7 +9,10 @@ pub fn shared_data(sub: &str) -> Option<PathBuf> {
     let dir = std::env::var_os("LEONTIEF_DATA")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"))
+            std::path::PathBuf::from(
+                std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
+            )
+            .join("../../../shared/data")
         })
         .join(sub);
     if dir.is_dir() {
