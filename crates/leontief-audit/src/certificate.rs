@@ -156,32 +156,36 @@ pub fn max_min_certificate(
         // entry: the scale of its round-off allowance.
         let mut own_scale = vec![0.0; nu];
         let (mut held, mut later) = (0.0, 0.0);
-        let alike = Alike::new(instance, &c.prices);
+        // Only where no closure rule closes an entry to some user.
+        let alike = closure
+            .always_open()
+            .then(|| Alike::new(instance, &c.prices));
         for n in 0..nu {
             if frozen_round[n] == 0 {
                 continue;
             }
             let d = &users[n].demand;
-            let (mut best, mut at) = (f64::INFINITY, None);
-            let mut consider = |i: usize| {
-                let v: f64 = d.iter().zip(&c.prices[i]).map(|(d, p)| d * p).sum();
-                if v < best {
-                    (best, at) = (v, Some(i));
+            let listed = placement && users[n].servers.is_some();
+            let (best, at) = match alike.as_ref().filter(|_| !listed) {
+                Some(alike) => {
+                    let (v, i, pairs) = alike.cheapest(d, &c.prices);
+                    out.pairs += pairs;
+                    (v, i)
+                }
+                None => {
+                    let (mut best, mut at) = (f64::INFINITY, None);
+                    for i in instance.runnable_entries(UserId(n), placement) {
+                        out.pairs += 1;
+                        if closure.is_open(n, i.0, r_k) {
+                            let v = task_price(d, &c.prices[i.0]);
+                            if v < best {
+                                (best, at) = (v, Some(i.0));
+                            }
+                        }
+                    }
+                    (best, at)
                 }
             };
-            let listed = placement && users[n].servers.is_some();
-            if listed || !closure.always_open() {
-                for i in instance.runnable_entries(UserId(n), placement) {
-                    out.pairs += 1;
-                    if closure.is_open(n, i.0, r_k) {
-                        consider(i.0);
-                    }
-                }
-            } else {
-                let (v, i, pairs) = alike.cheapest(d, &c.prices);
-                out.pairs += pairs;
-                (best, at) = (v, i);
-            }
             u[n] = if best.is_finite() { best } else { 0.0 };
             if let Some(i) = at {
                 own_scale[n] = total.iter().zip(&c.prices[i]).map(|(c, p)| c * p).sum();
@@ -268,6 +272,11 @@ pub fn max_min_certificate(
     out
 }
 
+/// A task of demand `d` at an entry's prices `p`.
+fn task_price(d: &[f64], p: &[f64]) -> f64 {
+    d.iter().zip(p).map(|(d, p)| d * p).sum()
+}
+
 /// A round's entries grouped by what a user sees of them: the same prices
 /// and the same resources present (so the same users may run on them).
 /// The pooled paths price every entry alike, the pattern paths each
@@ -323,7 +332,7 @@ impl Alike {
         for g in &self.groups {
             if d.iter().zip(&g.has).all(|(&d, &h)| d == 0.0 || h) {
                 pairs += g.size;
-                let v: f64 = d.iter().zip(&prices[g.first]).map(|(d, p)| d * p).sum();
+                let v = task_price(d, &prices[g.first]);
                 if v < best {
                     (best, at) = (v, Some(g.first));
                 }
@@ -523,7 +532,7 @@ mod tests {
             for (i, c) in caps.iter().enumerate() {
                 if d.iter().zip(c).all(|(&d, &c)| d == 0.0 || c > 0.0) {
                     pairs += 1;
-                    let v: f64 = d.iter().zip(&prices[i]).map(|(d, p)| d * p).sum();
+                    let v = task_price(d, &prices[i]);
                     if v < best {
                         (best, at) = (v, Some(i));
                     }
