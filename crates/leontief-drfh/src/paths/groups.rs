@@ -610,7 +610,11 @@ pub(crate) fn try_groups<B: LpBackend>(
 
 /// Realise the pooled `level`s (`base`: the pooled filling's rounds and
 /// certificates) group by group; `None` when a step falls short or a
-/// solve does not end optimal (the caller then runs the one LP).
+/// solve does not end optimal (the caller then runs the one LP). Past
+/// [`DENSE_BLOCK_USERS`] users the first step runs on
+/// [`SUB_POOLS_DENSE`] sub-pools per group, and where that falls short
+/// (coarser sub-pools can leave more round-off idle than the users'
+/// levels may absorb) on [`SUB_POOLS`] again.
 fn realise<B: LpBackend>(
     backend: &B,
     instance: &Instance,
@@ -620,13 +624,45 @@ fn realise<B: LpBackend>(
     level_tolerance: f64,
     entries: usize,
 ) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
+    let active_users = level.iter().filter(|&&l| l > 0.0).count();
+    if active_users <= DENSE_BLOCK_USERS {
+        let on = (entries, SUB_POOLS);
+        return realise_on(backend, instance, sigma, level, base, level_tolerance, on);
+    }
+    let on = (entries, SUB_POOLS_DENSE);
+    match realise_on(backend, instance, sigma, level, base, level_tolerance, on)? {
+        Ok(out) => Ok(Ok(out)),
+        Err(spent) => {
+            let on = (entries, SUB_POOLS);
+            let again = realise_on(backend, instance, sigma, level, base, level_tolerance, on)?;
+            Ok(match again {
+                Ok(mut out) => {
+                    spent.charge(&mut out);
+                    Ok(out)
+                }
+                Err(more) => Err(spent.and(more)),
+            })
+        }
+    }
+}
+
+/// [`realise`] on groups of `entries` entries, each group's first step
+/// on `sub_pools` servers.
+fn realise_on<B: LpBackend>(
+    backend: &B,
+    instance: &Instance,
+    sigma: &[f64],
+    level: &[f64],
+    base: &MaxMinOutcome,
+    level_tolerance: f64,
+    (entries, sub_pools): (usize, usize),
+) -> Result<Result<MaxMinOutcome, Spent>, BackendError> {
     let t0 = Instant::now();
     let nu = instance.num_users();
     let Some(members) = deal(instance, entries) else {
         return Ok(Err(Spent::default()));
     };
-    // Step 1: each group as [`SUB_POOLS`] servers ([`SUB_POOLS_DENSE`]
-    // past [`DENSE_BLOCK_USERS`] users), its entries sorted by
+    // Step 1: each group as `sub_pools` servers, its entries sorted by
     // the angle of their capacity and cut into that many runs.
     let total = instance.total_capacity();
     // The rules for many resources, where a group's users are fewer than
@@ -634,12 +670,6 @@ fn realise<B: LpBackend>(
     let active_users = level.iter().filter(|&&l| l > 0.0).count();
     let many =
         instance.num_resources() > FEW_SHORT_RESOURCES && instance.num_entries() > 2 * active_users;
-    // Fewer where the step's LP holds a dense block ([`SUB_POOLS_DENSE`]).
-    let sub_pools = if active_users > DENSE_BLOCK_USERS {
-        SUB_POOLS_DENSE
-    } else {
-        SUB_POOLS
-    };
     let mut servers: Vec<RawServer> = Vec::new();
     // The step-1 servers of each group.
     let mut pools_of: Vec<Vec<usize>> = Vec::with_capacity(members.len());
@@ -1342,8 +1372,8 @@ mod tests {
     /// priced 1 on both: the prices prove the users at 1 task each, not
     /// at 0.999999 (2e-6 of the capacity idle, room 2e-6 of each user's
     /// tasks, past [`BLOCKED_ROOM`]).
-    /// A GPU server whose CPU the two GPU users fill with its GPU 5e-6
-    /// idle, and a CPU server 1e-5 idle: neither round proved until the
+    /// A GPU server whose CPU the two GPU users fill with its GPU 5e-8
+    /// idle, and a CPU server 8e-8 idle: neither round proved until the
     /// GPU-heavy user takes the GPU (the CPU-heavy one making room) and
     /// the CPU-only user the CPU.
     #[test]
@@ -1362,7 +1392,7 @@ mod tests {
         ];
         let demands = vec![vec![0.1, 1.0], vec![1.0, 0.1], vec![1.0, 0.0]];
         let inst = instance(&["cpu", "gpu"], servers, demands.clone());
-        let (gpu_idle, cpu_idle) = (5e-6, 1e-5);
+        let (gpu_idle, cpu_idle) = (5e-8, 8e-8);
         let x0 = (0.9 - gpu_idle) / 0.99;
         let x1 = 1.0 - 0.1 * x0;
         let mut o = MaxMinOutcome::start(3, 2);
@@ -1403,9 +1433,49 @@ mod tests {
             }
         }
         for (n, b) in before.iter().enumerate() {
-            assert!((o.tasks.user_total(n) - b).abs() <= 2e-5 * b);
+            assert!((o.tasks.user_total(n) - b).abs() <= 1e-7 * b);
             assert_eq!(o.levels[n], o.tasks.user_total(n));
         }
+    }
+
+    /// Idle capacity more than a user's levels may absorb: one entry of
+    /// capacity 1 with 1e-4 idle, four users at 0.2499 tasks each in one
+    /// round. Each taker rises by at most 1e-7 of its tasks (the users
+    /// of a round share one level to 1e-6 in the verification), the rest
+    /// stays idle, and the round stays unproved.
+    #[test]
+    fn idle_capacity_raises_no_user_past_its_share_of_round_off() {
+        let servers = vec![RawServer {
+            name: "s".into(),
+            capacity: vec![1.0],
+            count: None,
+        }];
+        let inst = instance(&["cpu"], servers, vec![vec![1.0]; 4]);
+        let mut o = MaxMinOutcome::start(4, 1);
+        o.tasks = Tasks::from_rows(1, (0..4).map(|_| vec![(0, 0.2499)]).collect());
+        o.freeze = vec![Freeze::Blocked; 4];
+        o.frozen_round = vec![1; 4];
+        o.levels = o.tasks.user_totals();
+        o.certificates = vec![RoundCertificate {
+            round: 1,
+            prices: vec![1.0],
+            users: vec![0, 1, 2, 3],
+        }];
+        let sigma = [1.0; 4];
+        assert!(!proved(&o, &inst, &sigma, false));
+        assert!(fill_idle(&mut o, &inst, &sigma) > 0);
+        let totals = o.tasks.user_totals();
+        for t in &totals {
+            assert!(
+                *t >= 0.2499 && *t <= 0.2499 * (1.0 + 1e-7) * (1.0 + 1e-15),
+                "{t}"
+            );
+        }
+        let spread = totals.iter().cloned().fold(0.0, f64::max)
+            / totals.iter().cloned().fold(f64::INFINITY, f64::min)
+            - 1.0;
+        assert!(spread <= 1e-7, "{spread}");
+        assert!(!proved(&o, &inst, &sigma, false));
     }
 
     #[test]
