@@ -14,7 +14,7 @@ for spec in "google 10 100" "google 100 100" "google 1000 100" \
   if [ $first = 1 ]; then timeout "${SCALE_TIMEOUT:-1800}" $S $spec || echo "| $spec | timed out or failed |"; first=0
   else timeout "${SCALE_TIMEOUT:-1800}" $S $spec | tail -n 1 || echo "| $spec | timed out or failed |"; fi
 done
-cargo bench -p leontief-benches --bench drfh -- --noplot 2>&1 | grep -E "^drfh/|time:" | paste - - || true
+cargo bench -p leontief-benches --bench drfh -- --noplot 2>&1 | grep -E "^(drfh|maxmin_scale|maxmin_shapes)/|time:" || true
 # Issue 6: heuristics and the simulator.
 cargo build --release -q -p leontief-benches --bin sim_scale
 for spec in "best-fit 1000 6.6e5" "best-fit 1000 1e6" "first-fit 1000 6.6e5" \

@@ -5,6 +5,8 @@
 //! and are measured once by `cargo run --release -p leontief-benches --bin
 //! scale` instead (criterion needs at least 10 samples). `maxmin_scale`:
 //! the datacenter-scale path of issue 19 end to end, with verification.
+//! `maxmin_shapes`: DRFH, k-DF and TSF end to end on every shape of
+//! `leontief generate shaped` (issue 47).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use leontief_benches::{instance, Family};
@@ -121,5 +123,52 @@ fn datacenter(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, datacenter);
+/// The shapes of `leontief generate shaped` (the grid of
+/// `benches/run_shapes.sh`).
+const SHAPES: [&str; 8] = [
+    "capacity=uniform:0.1,demand=lognormal",
+    "capacity=pools:8",
+    "capacity=google",
+    "demand=bimodal",
+    "demand=few-huge",
+    "gpu=0.2",
+    "placement=attribute:4",
+    "weights,caps=0.5",
+];
+
+/// Issue 47: DRFH, k-DF (k = 2) and TSF end to end with verification on
+/// every shape, 2, 3, 4 and 6 resources, seeds 1-3, at 300 x 3,000, where
+/// ten samples fit; the sizes of 10^7 and 10^8 pairs are the one-shot
+/// runner's (`benches/run_shapes.sh`).
+fn shapes(c: &mut Criterion) {
+    use leontief::{Mechanism, Options};
+    use std::time::Duration;
+    let mut g = c.benchmark_group("maxmin_shapes");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1));
+    let o = Options::default();
+    let mechanisms = [
+        ("drfh", Mechanism::Drfh),
+        ("kdf2", Mechanism::Kdf { k: 2 }),
+        ("tsf", Mechanism::Tsf),
+    ];
+    for m in [2usize, 3, 4, 6] {
+        for shape in SHAPES {
+            for seed in 1..=3u64 {
+                let inst = leontief::generated_shaped(300, 3000, m, seed, shape)
+                    .expect("every shape of the grid is valid");
+                for (name, mech) in &mechanisms {
+                    let id = format!("{name}/{shape}/n300/k3000/m{m}/seed{seed}");
+                    g.bench_function(BenchmarkId::new("verified", id), |b| {
+                        b.iter(|| black_box(leontief::solve(&inst, mech, &o).unwrap()))
+                    });
+                }
+            }
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench, datacenter, shapes);
 criterion_main!(benches);
