@@ -280,7 +280,9 @@ pub const SUB_POOLS: usize = 4;
 /// 16.23 / 16.02 -> 11.42 / 10.46 s, bimodal 13.29 / 14.34 -> 8.70 /
 /// 9.02 s, a GPU on a fifth 15.94 / 16.31 -> 11.67 / 12.62 s; with 3
 /// and 4 resources see `docs/design/maxmin-operator.md` ("The groups'
-/// first step over 10,000 users").
+/// first step over 10,000 users"). Where the groups fall short on 2
+/// (a GPU on a fifth of the servers left more round-off idle capacity
+/// than the users' levels may absorb), they run again on [`SUB_POOLS`].
 pub const SUB_POOLS_DENSE: usize = 2;
 
 /// Users past which the groups' first step (`crate::paths::groups`) runs

@@ -13,7 +13,8 @@
 //!    direction), each group of one kind of entry (the same resources
 //!    present: a GPU on some servers makes two kinds), and each group is
 //!    merged into [`SUB_POOLS`] servers ([`SUB_POOLS_DENSE`] past
-//!    [`DENSE_BLOCK_USERS`] users), its entries sorted by direction
+//!    [`DENSE_BLOCK_USERS`] users, and [`SUB_POOLS`] again where those
+//!    fall short), its entries sorted by direction
 //!    and cut into runs (one server per group would know only the group's
 //!    total: with caps on half the users, 9 of 14 groups could not
 //!    realise what such a step gave them). On those few servers the same LP
