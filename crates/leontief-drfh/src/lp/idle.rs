@@ -51,8 +51,9 @@ const TAKERS_PER_ENTRY: usize = 4;
 ///    one leaning most on r) takes enough tasks to fill it, the users on
 ///    the entry of its round or later whose use leans less on r giving
 ///    up the same least part (at most [`GIVEN_UP_MOST`]) of their tasks
-///    there to make room (the taker within [`RISE_MOST`]). The entry then uses more of r and no less of
-///    anything else, so no round's proof loses by it.
+///    there to make room (the taker within [`RISE_MOST`]). The entry
+///    then uses more of r and no less of anything else, so no round's
+///    proof loses by it.
 ///
 /// The levels rise (or fall) by these parts of the users' own tasks:
 /// 1e-8 where 300 servers share 2e-10 of the CPU among 8,000 users. The
