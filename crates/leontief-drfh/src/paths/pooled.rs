@@ -407,6 +407,7 @@ pub(crate) fn try_pooled<B: LpBackend>(
         bound.base,
         level_tolerance,
         false,
+        false,
     )?;
     match &mut found {
         Pooled::Realised(out) => {
@@ -459,6 +460,10 @@ pub(crate) fn candidates(
 /// 166 users on 714 entries (weights and caps, 6 resources), theta
 /// stalled at 0.999366 for three solves of 3.7 s each before no pair
 /// priced in.
+///
+/// With `bound_levels` (the groups' first step) and more users than
+/// Clarabel's, each user's level column is bounded at its level asked
+/// plus [`LEVEL_ROOM`].
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn at_levels<B: LpBackend>(
     backend: &B,
@@ -470,6 +475,7 @@ pub(crate) fn at_levels<B: LpBackend>(
     base: MaxMinOutcome,
     level_tolerance: f64,
     short_ends: bool,
+    bound_levels: bool,
 ) -> Result<Pooled, BackendError> {
     let nu = instance.num_users();
     let t0 = Instant::now();
@@ -520,10 +526,11 @@ pub(crate) fn at_levels<B: LpBackend>(
         // at 1e-9) on an LP whose theta 1 HiGHS's simplex holds within
         // 6e-13 of every row (k-DF, weights and caps, 3 resources,
         // 10,000 x 10,000): the one LP over every entry then ran. So
-        // bounded, step 1 ends at theta 1. On the groups' own LPs of
-        // step 2 (about 200 users each) the same bound made Clarabel
-        // slower (the first round 5 -> 38 s on the 4-resource cell).
-        if short_ends && runnable > clarabel_users {
+        // bounded, step 1 ends at theta 1. Not on the groups' own LPs of
+        // step 2: with about 200 users each it made Clarabel slower (the
+        // first round 5 -> 38 s on the 4-resource cell), and with 8,000
+        // (20,000 x 500, 2 resources) 14.7 s against 4.9 s end to end.
+        if bound_levels && runnable > clarabel_users {
             for n in (0..nu).filter(|&n| mm.runnable[n]) {
                 let y = mm.ycols[n].0;
                 p.col_upper[y] = p.col_upper[y].min(want[n] * (1.0 + LEVEL_ROOM));
@@ -752,9 +759,9 @@ fn grow<L: LoadedLp>(
     // answer's certificate is the pooled prices, not these duals):
     // Clarabel ends `AlmostSolved` on k-DF's list groups with 4
     // resources (300 users on 2,500 entries, tasks per user 10^4 apart)
-    // with such a point, 1e-13 within every row.
-    if strict
-        && out.status == Status::ReducedAccuracy
+    // with such a point, 1e-13 within every row, and on the groups of
+    // 8,000 users of 20,000 x 500 (2 resources).
+    if out.status == Status::ReducedAccuracy
         && sol
             .as_ref()
             .is_some_and(|s| holds_at_one(lp.problem(), &s.x, theta))
