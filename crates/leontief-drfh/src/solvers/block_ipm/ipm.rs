@@ -5,8 +5,8 @@
 use super::chunks::{self, CHUNK};
 use super::normal::{back_solve, factor, Factor, Layout, Var};
 use super::{
-    DENSE, MAX_ITERATIONS, PRIMAL_STALLED, REFINE_BELOW, STALL_STEPS, TOLERANCE, TO_BOUNDARY,
-    WARM_AT,
+    DENSE, MAX_ITERATIONS, PRIMAL_STALLED, REFINED, REFINE_BELOW, REFINE_ROUNDS, STALL_STEPS,
+    TOLERANCE, TO_BOUNDARY, WARM_AT,
 };
 use leontief_model::{Problem, Sense, Solution, Status};
 use rayon::prelude::*;
@@ -616,7 +616,8 @@ impl Step {
         );
         // dx holds A^T dy until the end.
         ops.transpose_times(&self.dy, &mut self.dx);
-        if refine {
+        let scale = self.rhs.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+        for _ in 0..if refine { REFINE_ROUNDS } else { 0 } {
             let dx = &self.dx;
             self.scratch_v
                 .par_iter_mut()
@@ -626,6 +627,10 @@ impl Step {
             ops.times(&self.scratch_v, &mut self.scratch_r);
             for (a, r) in self.scratch_r.iter_mut().enumerate() {
                 *r = self.rhs[a] - *r;
+            }
+            let left = self.scratch_r.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            if left <= REFINED * scale {
+                break;
             }
             back_solve(
                 ops.layout,

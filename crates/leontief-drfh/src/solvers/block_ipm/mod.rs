@@ -113,6 +113,22 @@ const MAX_ITERATIONS: usize = 200;
 /// products with A a step.
 const REFINE_BELOW: f64 = 1e-2;
 
+/// Rounds of iterative refinement at most a refined direction gets: each
+/// round solves the normal equations again for what the last left of
+/// their right-hand side, until that is within [`REFINED`] of it. One
+/// round from a gap of 1e-2 still left k-DF's one LP on the seed-2
+/// instance of [`REFINE_BELOW`] at its 200-step limit (36 s end to end),
+/// and which threshold converged changed from mechanism to mechanism;
+/// with up to 3 rounds DRFH, k-DF and TSF there end in 116-161 steps
+/// over both LPs (3.5-4.5 s end to end, against 32-34 s). The rounds
+/// cost time a step: placement by attribute, 6 resources, 300 x 3,000,
+/// seeds 1 / 2 / 3 went 4.67 / 4.98 / 6.93 s -> 5.78 / 5.73 / 6.55 s
+/// (benches/REPORT.md).
+const REFINE_ROUNDS: usize = 3;
+
+/// See [`REFINE_ROUNDS`].
+const REFINED: f64 = 1e-13;
+
 /// Relative gap and infeasibilities of the iterate a solve keeps to start
 /// the next solve of its LP grown by columns (`ipm::Warm`). Measured on
 /// the one LP of placement by attribute with 6 resources (2,000 x 5,000,
