@@ -171,7 +171,7 @@ const REGULARISATION: f64 = 1e-14;
 /// user (a dense Cholesky, N^3 / 3 a step; the limits below were measured
 /// with the levels in it, 2 N rows), Clarabel's sparse LDL
 /// gains where few users share an entry (few resources). Measured:
-/// up to 250 users when there are at least 4 entries
+/// up to [`FOUR_ENTRIES_USERS`] users when there are at least 4 entries
 /// per user (`docs/design/maxmin-operator.md`), and up to 400 with more
 /// than 4 resources and 2 entries per user: with 6, two groups merged
 /// (313 users on 1,428 entries, 74,000 columns) took 1.7 s a solve
@@ -202,11 +202,26 @@ const REGULARISATION: f64 = 1e-14;
 pub(crate) fn pays(users: usize, entries: usize, m: usize) -> bool {
     users <= 100
         || (m >= 4 && users <= 200)
-        || (users <= 250 && entries >= 4 * users)
+        || (users <= FOUR_ENTRIES_USERS && entries >= 4 * users)
         || (m > 4 && entries >= users)
         || (m >= 4 && users <= MANY_RESOURCES_USERS && 4 * entries >= users)
         || (m > 4 && users <= SIX_RESOURCES_USERS && 4 * entries >= users)
 }
+
+/// Users up to which [`pays`] takes an LP with at least 4 entries per
+/// user whatever its resources. Measured first up to 250 (the sizes in
+/// its docs); past that, the one LP of k-DF with 3 resources, weights
+/// and caps on half the users, 300 x 3,000, seed 2 (300 users on 3,000
+/// entries, 9,600 rows, 37,000-47,000 columns) took Clarabel 0.9, 1.1,
+/// 5.4 (198 steps, `AlmostSolved`) and 2.9 s over its four solves: 11.3
+/// s end to end, 2.1-2.4 s on this method. Over the 10^7 grid with 2 and
+/// 3 resources (1,000 x 10,000 and 2,000 x 5,000, every shape, seeds
+/// 1-3, DRFH, k-DF and TSF, 288 runs) 400 against 250 changed 7 runs,
+/// all faster (k-DF, placement by attribute, 2 resources, seed 3: 6.60
+/// -> 2.29 s; weights and caps, 3 resources, seed 3: 4.78 -> 3.85 s),
+/// and the 144 runs at 300 x 3,000 only that one; 600 and 1,000 were
+/// within noise of 400 on the runs it changed.
+const FOUR_ENTRIES_USERS: usize = 400;
 
 /// Users up to which [`pays`] takes an LP with more than 4 resources on a
 /// quarter as many entries as users: k-DF's two LPs of 927 users on 400
