@@ -643,12 +643,10 @@ impl Step {
     /// Iterative refinement of dy (and dx, holding A^T dy) on the normal
     /// equations `A D A^T dy = rhs`: up to [`REFINE_ROUNDS`] rounds, until
     /// the residual is within [`REFINED`] of the right-hand side's largest
-    /// entry. No round is taken back where the residual grew: a guard
-    /// that took back a round whose residual was larger than the one
-    /// before (and measured the last round's for it) sent the seeded
-    /// rounds of DRFH, placement by attribute, 6 resources, 300 x 3,000,
-    /// seed 3 from 6.4 s to 70 s (their LP 66 -> 86 steps, then not
-    /// proved).
+    /// entry. A round is kept even where the residual grew: taking such
+    /// rounds back lengthened a seeded round's LP and cost its proof
+    /// (docs/design/maxmin-operator.md, "Weights and caps at 300 x
+    /// 3,000").
     fn refine(&mut self, ops: &Ops, f: &Factor, b: &Bounds) {
         let scale = self.rhs.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         for _ in 0..REFINE_ROUNDS {
