@@ -46,9 +46,11 @@
 //! 5. **The rounds** ([`crate::rounds`]) on the LP of every runnable pair
 //!    ([`Path::Flat`]) up to [`FLAT_UP_TO`] pairs, on an LP grown by
 //!    column generation above it, or from the pooled LP's pairs when the
-//!    pooled levels were out of reach ([`Path::Generated`]); those run on
-//!    Clarabel up to [`crate::settings::CLARABEL_MAX_USERS`] users, on the
-//!    caller's backend otherwise or when Clarabel does not end optimal.
+//!    pooled levels were out of reach ([`Path::Generated`]); those run up
+//!    to [`crate::settings::CLARABEL_MAX_USERS`] users on the block
+//!    interior point method where it pays (kept when its prices prove the
+//!    levels) or on Clarabel, on the caller's backend otherwise or when
+//!    neither ends optimal.
 //!
 //! On a single pool the operator has a closed form,
 //! [`progressive_filling`]. Why the paths are these, with the
@@ -68,7 +70,7 @@ use crate::lp::pricing::{for_each_runnable, seed};
 use crate::lp::proof::proved;
 use crate::paths::pooled::{Pooled, Spent};
 use crate::paths::{capped, groups, merge, pack, patterns, pooled};
-use crate::rounds::rounds;
+use crate::rounds::{rounds, RoundsLp};
 use crate::settings::{
     CLARABEL_MAX_USERS, PATTERN_FEW_LISTS, PATTERN_ROWS, PATTERN_ROWS_FEW_LISTS,
     PATTERN_ROWS_MANY_USERS, PATTERN_USERS_PER_ROW, POOLED_LIST_GROUPS, SEED_PER_USER,
@@ -144,7 +146,7 @@ pub fn lex_max_min<B: LpBackend>(
         })
     });
     if let Some(seed) = seed.as_ref().filter(|_| from_pooled) {
-        if let Some(out) = try_clarabel_rounds(
+        if let Some(out) = try_seeded_rounds(
             backend, instance, sigma, placement, settings, seed, t_build, &mut spent,
         )? {
             return Ok(out);
@@ -156,7 +158,7 @@ pub fn lex_max_min<B: LpBackend>(
         sigma,
         placement,
         settings,
-        seed.as_deref(),
+        RoundsLp::Build(seed.as_deref()),
         generate,
         t_build,
     )?;
@@ -390,14 +392,13 @@ fn pooled_on_lists<B: LpBackend>(
     )?))
 }
 
-/// Path 5 from the pooled LP's pairs on Clarabel, up to
-/// [`CLARABEL_MAX_USERS`] users; `None` (its LPs added to `spent`) when
-/// it does not end optimal, and the caller's backend runs the rounds.
-///
-/// On the block interior point method where it pays
+/// Path 5 from the pooled LP's pairs on an interior point method, up to
+/// [`CLARABEL_MAX_USERS`] users: the block method where it pays
 /// ([`crate::solvers::block_ipm::pays`]), kept only when its prices
-/// prove the allocation ([`proved`]); with placement lists where it does
-/// not pay, `None`. Without lists Clarabel alone took 17.0 s for the two
+/// prove the allocation ([`proved`]), else Clarabel; with placement lists
+/// where the block method does not pay, `None`. `None` too (its LPs
+/// added to `spent`) when it does not end optimal, and the caller's
+/// backend runs the rounds. Without lists Clarabel alone took 17.0 s for the two
 /// LPs of the rounds of weights and caps on half the users, 6 resources,
 /// 300 x 3,000, seed 3, where the block method took 3.0 s (37.9 -> 14.5
 /// s end to end). With lists Clarabel's rounds left a
@@ -409,7 +410,7 @@ fn pooled_on_lists<B: LpBackend>(
 /// round 1 and 11.3 s for its growth LP (ending at 1e-11; at 1e-12 the
 /// one LP's own prices prove that cell, and the rounds do not run).
 #[allow(clippy::too_many_arguments)]
-fn try_clarabel_rounds<B: LpBackend>(
+fn try_seeded_rounds<B: LpBackend>(
     backend: &B,
     instance: &Instance,
     sigma: &[f64],
@@ -425,29 +426,26 @@ fn try_clarabel_rounds<B: LpBackend>(
     }
     let lists = placement && instance.has_placement();
     let m = instance.num_resources();
-    let blocked = block_ipm::pays(users, instance.num_entries(), m);
-    if lists && !blocked {
+    let on_blocks = block_ipm::pays(users, instance.num_entries(), m);
+    if lists && !on_blocks {
         return Ok(None);
     }
-    // The rounds' LP is this one (the same build), taken by the block
-    // method by its entries' capacity rows; where it does not pay, no
-    // blocks: every solve is Clarabel's.
-    let blocks = blocked.then(|| {
+    // The rounds' LP, taken by the block method by its entries' capacity
+    // rows; where it does not pay, no blocks: every solve is Clarabel's.
+    let (blocks, start) = if on_blocks {
+        let t = Instant::now();
         let mm = build(instance, sigma, placement, Some(seed));
-        row_blocks(&mm, m, mm.problem.num_rows())
-    });
+        let blocks = row_blocks(&mm, m, mm.problem.num_rows());
+        let seconds = t.elapsed().as_secs_f64();
+        (Some(blocks), RoundsLp::Built(Box::new(mm), seconds))
+    } else {
+        (None, RoundsLp::Build(Some(seed)))
+    };
     let solver = BlockIpm::new(blocks, backend.time_limit());
     let mut out = rounds(
-        &solver,
-        instance,
-        sigma,
-        placement,
-        settings,
-        Some(seed),
-        true,
-        t_build,
+        &solver, instance, sigma, placement, settings, start, true, t_build,
     )?;
-    if out.status == Status::Optimal && (!blocked || proved(&out, instance, sigma, placement)) {
+    if out.status == Status::Optimal && (!on_blocks || proved(&out, instance, sigma, placement)) {
         spent.charge(&mut out);
         return Ok(Some(out));
     }

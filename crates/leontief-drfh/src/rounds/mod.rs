@@ -55,14 +55,15 @@ pub mod verdicts;
 use crate::lp::finish::{stopped, wrap_up};
 use crate::outcome::MaxMinOutcome;
 use crate::settings::MaxMinSettings;
-use leontief_core::{Instance, ServerId, Status};
+use leontief_core::{Instance, Status};
 use leontief_model::{BackendError, LoadedLp, LpBackend};
+pub(crate) use state::RoundsLp;
 use state::{RoundState, Stop};
 use std::time::Instant;
 
-/// The operator's rounds on the LP with every runnable pair, or with the
-/// pairs of `seed` grown by pricing when `generate`. `t_build` starts the
-/// run's time limit.
+/// The operator's rounds on `start`'s LP: with every runnable pair, or
+/// with the pairs of a seed grown by pricing when `generate`. `t_build`
+/// starts the run's time limit.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn rounds<B: LpBackend>(
     backend: &B,
@@ -70,12 +71,12 @@ pub(crate) fn rounds<B: LpBackend>(
     sigma: &[f64],
     placement: bool,
     settings: &MaxMinSettings,
-    seed: Option<&[Vec<ServerId>]>,
+    start: RoundsLp,
     generate: bool,
     t_build: Instant,
 ) -> Result<MaxMinOutcome, BackendError> {
     let mut st = match RoundState::start(
-        backend, instance, sigma, placement, settings, seed, generate, t_build,
+        backend, instance, sigma, placement, settings, start, generate, t_build,
     )? {
         Ok(st) => st,
         Err(out) => return Ok(out),
@@ -202,7 +203,7 @@ fn end<B: LpBackend>(
                     &sub_sigma,
                     true,
                     &sub_settings,
-                    None,
+                    RoundsLp::Build(None),
                     false,
                     t_build,
                 )?;

@@ -84,10 +84,17 @@ pub(crate) struct RoundState<'a, B: LpBackend> {
     pub(crate) deadline: Option<Instant>,
 }
 
+/// The rounds' LP: to build, over every runnable pair or the pairs of a
+/// seed, or built already by the caller (with the seconds its build took).
+pub(crate) enum RoundsLp<'s> {
+    Build(Option<&'s [Vec<ServerId>]>),
+    Built(Box<MaxMinLp>, f64),
+}
+
 impl<'a, B: LpBackend> RoundState<'a, B> {
-    /// Build and load the LP (every runnable pair, or the pairs of `seed`
-    /// grown by pricing when `generate`); `Err` is the outcome when the
-    /// LP cannot hold the instance.
+    /// Build (or take) and load the LP (every runnable pair, or the pairs
+    /// of a seed grown by pricing when `generate`); `Err` is the outcome
+    /// when the LP cannot hold the instance.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn start(
         backend: &'a B,
@@ -95,7 +102,7 @@ impl<'a, B: LpBackend> RoundState<'a, B> {
         sigma: &'a [f64],
         placement: bool,
         settings: &'a MaxMinSettings,
-        seed: Option<&[Vec<ServerId>]>,
+        start: RoundsLp,
         generate: bool,
         t_build: Instant,
     ) -> Result<Result<Self, MaxMinOutcome>, BackendError> {
@@ -103,13 +110,16 @@ impl<'a, B: LpBackend> RoundState<'a, B> {
         // `t_build` starts the run's time limit; this call's own build is
         // timed from here (a live part's starts long after the run's).
         let t_own = Instant::now();
-        let mut mm = build(instance, sigma, placement, seed);
+        let (mut mm, built_seconds) = match start {
+            RoundsLp::Build(seed) => (build(instance, sigma, placement, seed), 0.0),
+            RoundsLp::Built(mm, seconds) => (*mm, seconds),
+        };
         let problem = std::mem::replace(
             &mut mm.problem,
             ProblemBuilder::new(Sense::Maximise).build(),
         );
         let mut lp = backend.load(problem)?;
-        let build_seconds = t_own.elapsed().as_secs_f64();
+        let build_seconds = built_seconds + t_own.elapsed().as_secs_f64();
         let mut out = MaxMinOutcome {
             build_seconds,
             path: if generate {
