@@ -395,7 +395,8 @@ fn pooled_on_lists<B: LpBackend>(
 /// Path 5 from the pooled LP's pairs on an interior point method, up to
 /// [`CLARABEL_MAX_USERS`] users: the block method where it pays
 /// ([`crate::solvers::block_ipm::pays`]), kept only when its prices
-/// prove the allocation ([`proved`]), else Clarabel; with placement lists
+/// prove the allocation ([`proved`]), else (and without placement lists
+/// where they are not proved) Clarabel; with placement lists
 /// where the block method does not pay, `None`. `None` too (its LPs
 /// added to `spent`) when it does not end optimal, and the caller's
 /// backend runs the rounds. Without lists Clarabel alone took 17.0 s for the two
