@@ -395,11 +395,11 @@ fn pooled_on_lists<B: LpBackend>(
 /// Path 5 from the pooled LP's pairs on an interior point method, up to
 /// [`CLARABEL_MAX_USERS`] users: the block method where it pays
 /// ([`crate::solvers::block_ipm::pays`]), kept only when its prices
-/// prove the allocation ([`proved`]), else (and without placement lists
-/// where they are not proved) Clarabel; with placement lists
-/// where the block method does not pay, `None`. `None` too (its LPs
-/// added to `spent`) when it does not end optimal, and the caller's
-/// backend runs the rounds. Without lists Clarabel alone took 17.0 s for the two
+/// prove the allocation ([`proved`]); Clarabel where it does not pay, or
+/// (without placement lists) where its rounds are not proved. `None`
+/// (its LPs added to `spent`) when none of these ends optimal, or with
+/// placement lists where the block method does not pay; the caller's
+/// backend then runs the rounds. Without lists Clarabel alone took 17.0 s for the two
 /// LPs of the rounds of weights and caps on half the users, 6 resources,
 /// 300 x 3,000, seed 3, where the block method took 3.0 s (37.9 -> 14.5
 /// s end to end). With lists Clarabel's rounds left a
@@ -442,30 +442,29 @@ fn try_seeded_rounds<B: LpBackend>(
     } else {
         (None, RoundsLp::Build(Some(seed)))
     };
-    let solver = BlockIpm::new(blocks, backend.time_limit());
-    let mut out = rounds(
-        &solver, instance, sigma, placement, settings, start, true, t_build,
-    )?;
-    if out.status == Status::Optimal && (!on_blocks || proved(&out, instance, sigma, placement)) {
-        spent.charge(&mut out);
-        return Ok(Some(out));
-    }
-    *spent = spent.and(Spent::of(&out));
-    // Without lists, Clarabel next, before the caller's backend: k-DF, a
-    // GPU on a fifth of the servers, 6 resources, 300 x 3,000, seed 2,
-    // whose block rounds are not proved, took 155 s on HiGHS's rounds
-    // (five pricing passes of 25-30 s) and 8 s on Clarabel's.
-    if on_blocks && !lists {
-        let solver = BlockIpm::new(None, backend.time_limit());
-        let start = RoundsLp::Build(Some(seed));
+    // One try of the rounds: kept when optimal (and, with `prove`, proved
+    // by its prices), else its LPs are added to `spent`.
+    let attempt = |blocks: Option<Vec<u32>>, start: RoundsLp, prove: bool, spent: &mut Spent| {
+        let solver = BlockIpm::new(blocks, backend.time_limit());
         let mut out = rounds(
             &solver, instance, sigma, placement, settings, start, true, t_build,
         )?;
-        if out.status == Status::Optimal {
+        if out.status == Status::Optimal && (!prove || proved(&out, instance, sigma, placement)) {
             spent.charge(&mut out);
             return Ok(Some(out));
         }
         *spent = spent.and(Spent::of(&out));
+        Ok::<_, BackendError>(None)
+    };
+    if let Some(out) = attempt(blocks, start, on_blocks, spent)? {
+        return Ok(Some(out));
+    }
+    // Without lists, Clarabel next, before the caller's backend: k-DF, a
+    // GPU on a fifth of the servers, 6 resources, 300 x 3,000, seed 2,
+    // whose block rounds are not proved, took 155 s on HiGHS's rounds
+    // (five pricing passes of 25-30 s) and 22 s with Clarabel's (4.3 s).
+    if on_blocks && !lists {
+        return attempt(None, RoundsLp::Build(Some(seed)), false, spent);
     }
     Ok(None)
 }
