@@ -442,10 +442,21 @@ fn try_seeded_rounds<B: LpBackend>(
     } else {
         (None, RoundsLp::Build(Some(seed)))
     };
+    // Without lists, Clarabel's rounds come next if the block method's
+    // are not kept, so a block solve that does not converge ends the
+    // try (`BlockIpm::alone`) rather than going to Clarabel on the LP as
+    // it stands: k-DF, a GPU on a fifth of the servers, 6 resources, 300
+    // x 3,000, seed 2, whose growth LP ended the block method's 200 steps
+    // (3.1 s), took Clarabel 10.6 s there to end `AlmostSolved`, where
+    // Clarabel's own rounds from the seed took 4.7 s to end optimal.
+    let then_clarabel = on_blocks && !lists;
     // One try of the rounds: kept when optimal (and, with `prove`, proved
     // by its prices), else its LPs are added to `spent`.
     let attempt = |blocks: Option<Vec<u32>>, start: RoundsLp, prove: bool, spent: &mut Spent| {
-        let solver = BlockIpm::new(blocks, backend.time_limit());
+        let mut solver = BlockIpm::new(blocks, backend.time_limit());
+        if then_clarabel {
+            solver = solver.alone();
+        }
         let mut out = rounds(
             &solver, instance, sigma, placement, settings, start, true, t_build,
         )?;
@@ -459,11 +470,10 @@ fn try_seeded_rounds<B: LpBackend>(
     if let Some(out) = attempt(blocks, start, on_blocks, spent)? {
         return Ok(Some(out));
     }
-    // Without lists, Clarabel next, before the caller's backend: k-DF, a
-    // GPU on a fifth of the servers, 6 resources, 300 x 3,000, seed 2,
-    // whose block rounds are not proved, took 155 s on HiGHS's rounds
-    // (five pricing passes of 25-30 s) and 22 s with Clarabel's (4.3 s).
-    if on_blocks && !lists {
+    // Without lists, Clarabel next, before the caller's backend: the
+    // k-DF cell above took 155 s on HiGHS's rounds (five pricing passes
+    // of 25-30 s).
+    if then_clarabel {
         return attempt(None, RoundsLp::Build(Some(seed)), false, spent);
     }
     Ok(None)

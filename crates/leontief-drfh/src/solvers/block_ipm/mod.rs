@@ -243,6 +243,7 @@ pub(crate) struct BlockIpm {
     blocks: Option<Vec<u32>>,
     time_limit: Option<f64>,
     warm_from: usize,
+    alone: bool,
 }
 
 impl BlockIpm {
@@ -253,6 +254,18 @@ impl BlockIpm {
             blocks,
             time_limit,
             warm_from: WARM_FROM,
+            alone: false,
+        }
+    }
+
+    /// The same, without Clarabel after a solve that does not converge:
+    /// that solve ends with the method's own status and no solution, for
+    /// a caller with a better next step than Clarabel on the LP as it
+    /// stands (`maxmin::try_seeded_rounds`).
+    pub(crate) fn alone(self) -> BlockIpm {
+        BlockIpm {
+            alone: true,
+            ..self
         }
     }
 
@@ -280,6 +293,7 @@ impl LpBackend for BlockIpm {
             blocks: self.blocks.clone(),
             time_limit: self.time_limit,
             warm_from: self.warm_from,
+            alone: self.alone,
             warm: None,
             warmed: false,
         })
@@ -304,6 +318,8 @@ pub(crate) struct BlockLp {
     time_limit: Option<f64>,
     /// Columns from which a grown LP starts from the last solve's iterate.
     warm_from: usize,
+    /// See [`BlockIpm::alone`].
+    alone: bool,
     /// Where the last solve passed on its way, while the LP has only
     /// grown by columns since.
     warm: Option<ipm::Warm>,
@@ -351,12 +367,14 @@ impl LoadedLp for BlockLp {
                 self.warm = keep;
                 return Ok(sol);
             }
-            // Out of time: no solution (Clarabel would take as long again).
-            Some(Err((Status::TimeLimit, steps))) => {
+            // Out of time: no solution (Clarabel would take as long again);
+            // not converged and alone, likewise.
+            Some(Err((status, steps))) if status == Status::TimeLimit || self.alone => {
                 return Ok(Solution {
-                    status: Status::TimeLimit,
+                    status,
                     raw_status: format!(
-                        "the block interior point method reached the time limit in {steps} steps"
+                        "the block interior point method ended {} in {steps} steps",
+                        status.as_str()
                     ),
                     objective: f64::NAN,
                     x: Vec::new(),
