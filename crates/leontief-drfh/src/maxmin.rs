@@ -396,7 +396,8 @@ fn pooled_on_lists<B: LpBackend>(
 /// [`CLARABEL_MAX_USERS`] users: the block method where it pays
 /// ([`crate::solvers::block_ipm::pays`]), kept only when its prices
 /// prove the allocation ([`proved`]); Clarabel where it does not pay, or
-/// (without placement lists) where its rounds are not proved. `None`
+/// (without placement lists) where its rounds are not proved or one of
+/// its solves does not converge (`BlockIpm::alone`). `None`
 /// (its LPs added to `spent`) when none of these ends optimal, or with
 /// placement lists where the block method does not pay; the caller's
 /// backend then runs the rounds. Without lists Clarabel alone took 17.0 s for the two
