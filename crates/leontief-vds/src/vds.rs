@@ -360,10 +360,15 @@ impl ServerData {
         }
         for _ in 0..100 {
             let mid = 0.5 * (a + b);
+            let before = (a, b);
             if usage(mid) > 1.0 {
                 a = mid;
             } else {
                 b = mid;
+            }
+            // Adjacent doubles: every further halving repeats this one.
+            if (a, b) == before {
+                break;
             }
         }
         b

@@ -56,7 +56,7 @@ pub struct Market<'a> {
     m: usize,
     /// r_{k,j}, row-major E x m.
     r: &'a [f64],
-    /// b_k.
+    /// b_k at alpha = 1 (empty otherwise).
     b: Vec<f64>,
     /// ln b_k.
     ln_b: Vec<f64>,
@@ -121,7 +121,13 @@ impl<'a> Market<'a> {
             alpha,
             m,
             r,
-            b: ln_b.iter().map(|lb| lb.exp()).collect(),
+            // b_k itself is read at alpha = 1 only (one exp per buyer
+            // and response otherwise spent on nothing).
+            b: if alpha == 1.0 {
+                ln_b.iter().map(|lb| lb.exp()).collect()
+            } else {
+                Vec::new()
+            },
             ln_b,
             lo,
             hi,
@@ -146,12 +152,14 @@ impl<'a> Market<'a> {
     }
 
     /// Buyer k's net price p_k = r_k . lambda - d_k.
+    #[inline]
     pub fn price(&self, k: usize, lam: &[f64]) -> f64 {
         let row = &self.r[k * self.m..(k + 1) * self.m];
         row.iter().zip(lam).map(|(a, b)| a * b).sum::<f64>() - self.shift(k)
     }
 
     /// x_k(p), buyer k's best total at net price p.
+    #[inline(always)]
     pub fn x_of(&self, k: usize, p: f64) -> f64 {
         if p <= 0.0 || p <= self.p_hi[k] {
             return self.hi[k];
@@ -171,24 +179,35 @@ impl<'a> Market<'a> {
 
     /// psi_k(p) = max_{x in [lo, hi]} [u(x) - d x - p (x - lo)] minus a constant.
     pub fn psi(&self, k: usize, p: f64) -> f64 {
-        let (a, b, lo, hi) = (self.alpha, self.b[k], self.lo[k], self.hi[k]);
+        self.psi_x(k, p).0
+    }
+
+    /// (psi_k(p), x_k(p)): the total of [`Market::x_of`] bit for bit, from
+    /// the one exp and log that psi takes inside the bounds (a descent step
+    /// reads the totals at the point its line search accepted instead of
+    /// computing them again).
+    fn psi_x(&self, k: usize, p: f64) -> (f64, f64) {
+        let bound = || self.x_of(k, p);
+        let (a, lo, hi) = (self.alpha, self.lo[k], self.hi[k]);
         if p <= 0.0 && hi.is_infinite() {
             // The user would take infinitely much: outside the domain the
             // search may visit (g is finite there for alpha > 1, but its
             // gradient is not, and the minimiser is never there).
-            return INF;
+            return (INF, bound());
         }
         if a == 1.0 {
             // u = b log x.
+            let b = self.b[k];
             if p <= 0.0 {
-                return if hi.is_finite() {
+                let psi = if hi.is_finite() {
                     b * hi.ln() - p * (hi - lo)
                 } else {
                     INF
                 };
+                return (psi, bound());
             }
             let x = (b / p).clamp(lo, hi);
-            return b * x.ln() - p * (x - lo);
+            return (b * x.ln() - p * (x - lo), bound());
         }
         // P(z) = (b/z)^alpha, the price at which z is the best total.
         let (p_lo, p_hi) = (self.p_lo[k], self.p_hi[k]);
@@ -196,16 +215,16 @@ impl<'a> Market<'a> {
         if p <= 0.0 {
             // hi is finite here; a negative net price (a linear term worth
             // more than the bundle costs) still takes hi.
-            return -p * (hi - lo);
+            return (-p * (hi - lo), bound());
         }
         if hi.is_finite() && p <= p_hi {
-            return -p * (hi - lo);
+            return (-p * (hi - lo), bound());
         }
         if lo > 0.0 && p >= p_lo {
-            return (top - lo * p_lo) / (a - 1.0);
+            return ((top - lo * p_lo) / (a - 1.0), bound());
         }
         let x = self.x_of(k, p);
-        top / (a - 1.0) - a / (a - 1.0) * p * x + lo * p
+        (top / (a - 1.0) - a / (a - 1.0) * p * x + lo * p, x)
     }
 
     /// g(lambda), up to a constant.
@@ -214,11 +233,32 @@ impl<'a> Market<'a> {
         lam.iter().sum::<f64>() + (0..e).map(|k| self.psi(k, self.price(k, lam))).sum::<f64>()
     }
 
+    /// [`Market::value`], and the buyers' totals at `lam` into `x` (the
+    /// same bits as [`Market::gradient`] writes).
+    fn value_x(&self, lam: &[f64], x: &mut [f64]) -> f64 {
+        let e = self.ln_b.len();
+        lam.iter().sum::<f64>()
+            + (0..e)
+                .map(|k| {
+                    let (psi, xk) = self.psi_x(k, self.price(k, lam));
+                    x[k] = xk;
+                    psi
+                })
+                .sum::<f64>()
+    }
+
     /// grad g = 1 - usage, and the buyers' totals into `x`.
     pub fn gradient(&self, lam: &[f64], x: &mut [f64]) -> Vec<f64> {
+        for (k, xk) in x.iter_mut().enumerate().take(self.ln_b.len()) {
+            *xk = self.x_of(k, self.price(k, lam));
+        }
+        self.usage_gap(x)
+    }
+
+    /// grad g = 1 - usage from the buyers' totals `x`.
+    fn usage_gap(&self, x: &[f64]) -> Vec<f64> {
         let mut g = vec![1.0; self.m];
         for k in 0..self.ln_b.len() {
-            x[k] = self.x_of(k, self.price(k, lam));
             let y = x[k] - self.lo[k];
             if y != 0.0 {
                 let row = &self.r[k * self.m..(k + 1) * self.m];
@@ -400,16 +440,21 @@ impl<'a> Market<'a> {
         let m = self.m;
         let e = self.ln_b.len();
         let mut steps = 0;
-        let mut f = self.value(lam);
+        // The buyers' totals at `lam`, from the value that accepted it (the
+        // gradient's totals, bit for bit, without their exp and log again).
+        let mut at_lam = vec![0.0; e];
+        let mut f = self.value_x(lam, &mut at_lam);
         if !f.is_finite() {
             // alpha = 1 with an uncapped user priced at zero.
             for l in lam.iter_mut() {
                 *l = l.max(1e-3);
             }
-            f = self.value(lam);
+            f = self.value_x(lam, &mut at_lam);
         }
+        let mut at_trial = vec![0.0; e];
         for _ in 0..max_steps {
-            let g = self.gradient(lam, x);
+            x[..e].copy_from_slice(&at_lam);
+            let g = self.usage_gap(x);
             let res = Self::residual(lam, &g);
             if res <= tol {
                 return (steps, true);
@@ -552,7 +597,7 @@ impl<'a> Market<'a> {
                 for r in 0..m {
                     trial[r] = path(s, r);
                 }
-                let ft = self.value(&trial);
+                let ft = self.value_x(&trial, &mut at_trial);
                 let decrease: f64 = (0..m)
                     .map(|r| {
                         if fixed[r] {
@@ -653,10 +698,11 @@ impl<'a> Market<'a> {
                     for r in 0..m {
                         buf[r] = path(a, r);
                     }
-                    let fa = self.value(&buf);
+                    let fa = self.value_x(&buf, &mut xb);
                     if fa.is_finite() && fa <= f {
                         f = fa;
                         trial.copy_from_slice(&buf);
+                        at_trial.copy_from_slice(&xb);
                     }
                 }
             }
@@ -670,15 +716,17 @@ impl<'a> Market<'a> {
                 let gt = self.gradient(&trial, &mut xt);
                 if Self::residual(&trial, &gt) < res {
                     lam.copy_from_slice(&trial);
-                    f = self.value(lam);
+                    f = self.value_x(lam, &mut at_lam);
                     continue;
                 }
-                let _ = self.gradient(lam, x);
+                // `x` holds the totals at `lam` (set at the step's start).
                 return (steps, false);
             }
             lam.copy_from_slice(&trial);
+            at_lam.copy_from_slice(&at_trial);
         }
-        let g = self.gradient(lam, x);
+        x[..e].copy_from_slice(&at_lam);
+        let g = self.usage_gap(x);
         (steps, Self::residual(lam, &g) <= tol)
     }
 }

@@ -71,72 +71,141 @@ fn kkt_holds(case: &Case, lam: &[f64], x: &[f64]) -> Result<(), String> {
     Ok(())
 }
 
+/// Program `case` of the generated family: None where a buyer uses
+/// nothing (it would take hi for free).
+fn generate(rng: &mut Lcg, case: usize) -> Option<Case> {
+    let alpha = [0.5, 1.0, 2.0, 3.0, 8.0][case % 5];
+    let m = 1 + case % 4;
+    let e = 2 + (rng.next() * 12.0) as usize;
+    let r: Vec<f64> = (0..e * m)
+        .map(|_| {
+            if rng.next() < 0.2 {
+                0.0
+            } else {
+                0.05 + rng.next()
+            }
+        })
+        .collect();
+    // Every buyer uses something (else it takes hi for free).
+    if (0..e).any(|k| r[k * m..(k + 1) * m].iter().all(|&v| v == 0.0)) {
+        return None;
+    }
+    let coef: Vec<f64> = (0..e).map(|_| 0.1 + rng.next()).collect();
+    let lo: Vec<f64> = (0..e)
+        .map(|_| if rng.next() < 0.5 { 0.0 } else { rng.next() })
+        .collect();
+    let hi: Vec<f64> = lo
+        .iter()
+        .map(|&l| {
+            if rng.next() < 0.3 {
+                l + 0.3 * rng.next()
+            } else {
+                INF
+            }
+        })
+        .collect();
+    let linear = case.is_multiple_of(3);
+    let d: Vec<f64> = (0..e)
+        .map(|k| {
+            if linear && hi[k].is_finite() {
+                2.0 * rng.next()
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    Some(Case {
+        alpha,
+        m,
+        r,
+        coef,
+        lo,
+        hi,
+        d,
+    })
+}
+
+impl Case {
+    /// The program as a [`Market`] (b^alpha = coef, the linear terms d).
+    fn market(&self) -> Market<'_> {
+        let ln_b = self.coef.iter().map(|c| c.ln() / self.alpha).collect();
+        let shift = if self.d.iter().any(|&v| v != 0.0) {
+            self.d.clone()
+        } else {
+            Vec::new()
+        };
+        Market::new(
+            self.alpha,
+            self.m,
+            &self.r,
+            ln_b,
+            self.lo.clone(),
+            self.hi.clone(),
+            shift,
+        )
+    }
+}
+
 #[test]
 fn solutions_satisfy_kkt_with_bounds_caps_and_linear_terms() {
     let mut rng = Lcg(7);
     let mut solved = 0;
     for case in 0..300 {
-        let alpha = [0.5, 1.0, 2.0, 3.0, 8.0][case % 5];
-        let m = 1 + case % 4;
-        let e = 2 + (rng.next() * 12.0) as usize;
-        let r: Vec<f64> = (0..e * m)
-            .map(|_| {
-                if rng.next() < 0.2 {
-                    0.0
-                } else {
-                    0.05 + rng.next()
-                }
-            })
-            .collect();
-        // Every buyer uses something (else it takes hi for free).
-        if (0..e).any(|k| r[k * m..(k + 1) * m].iter().all(|&v| v == 0.0)) {
+        let Some(case_data) = generate(&mut rng, case) else {
             continue;
-        }
-        let coef: Vec<f64> = (0..e).map(|_| 0.1 + rng.next()).collect();
-        let lo: Vec<f64> = (0..e)
-            .map(|_| if rng.next() < 0.5 { 0.0 } else { rng.next() })
-            .collect();
-        let hi: Vec<f64> = lo
-            .iter()
-            .map(|&l| {
-                if rng.next() < 0.3 {
-                    l + 0.3 * rng.next()
-                } else {
-                    INF
-                }
-            })
-            .collect();
-        let linear = case % 3 == 0;
-        let d: Vec<f64> = (0..e)
-            .map(|k| {
-                if linear && hi[k].is_finite() {
-                    2.0 * rng.next()
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        let ln_b = coef.iter().map(|c| c.ln() / alpha).collect();
-        let shift = if linear { d.clone() } else { Vec::new() };
-        let market = Market::new(alpha, m, &r, ln_b, lo.clone(), hi.clone(), shift);
-        let mut lam = vec![1.0; m];
+        };
+        let (alpha, e) = (case_data.alpha, case_data.coef.len());
+        let market = case_data.market();
+        let mut lam = vec![1.0; case_data.m];
         let mut x = vec![0.0; e];
         let (_, ok) = market.solve(&mut lam, &mut x, 1e-12);
         assert!(ok, "case {case}: not solved");
-        let case_data = Case {
-            alpha,
-            m,
-            r: r.clone(),
-            coef,
-            lo,
-            hi,
-            d,
-        };
         kkt_holds(&case_data, &lam, &x)
             .unwrap_or_else(|err| panic!("case {case} (alpha {alpha}): {err}"));
         solved += 1;
     }
     assert!(solved > 200, "only {solved} cases generated");
+}
+
+/// The descent reads the totals from the values its line search took
+/// (`value_x`) in place of the gradient's own: they must be the same
+/// bits, and so must the value and the gradient built from them, at
+/// prices that put buyers inside, at and beyond their bounds (zero and
+/// negative net prices included).
+#[test]
+fn the_totals_of_a_value_are_the_gradients_bit_for_bit() {
+    let mut rng = Lcg(11);
+    let mut checked = 0;
+    for case in 0..300 {
+        let Some(c) = generate(&mut rng, case) else {
+            continue;
+        };
+        let market = c.market();
+        let e = c.coef.len();
+        for trial in 0..20 {
+            let lam: Vec<f64> = (0..c.m)
+                .map(|_| match trial % 4 {
+                    0 => 0.0f64.max(rng.next() - 0.3),
+                    1 => 10.0 * rng.next(),
+                    2 => 1e-3 * rng.next(),
+                    _ => rng.next(),
+                })
+                .collect();
+            let (mut xv, mut xg) = (vec![0.0; e], vec![0.0; e]);
+            let f = market.value_x(&lam, &mut xv);
+            let g = market.gradient(&lam, &mut xg);
+            assert_eq!(f.to_bits(), market.value(&lam).to_bits(), "case {case}");
+            for k in 0..e {
+                assert_eq!(xv[k].to_bits(), xg[k].to_bits(), "case {case}, buyer {k}");
+            }
+            let from_totals = market.usage_gap(&xv);
+            for j in 0..c.m {
+                assert_eq!(g[j].to_bits(), from_totals[j].to_bits(), "case {case}");
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 4000, "only {checked} points checked");
 }
 
 #[test]
