@@ -72,6 +72,12 @@ pub struct Market<'a> {
     /// buyer, not up to a dozen (they were 65% of VDS's time).
     p_lo: Vec<f64>,
     p_hi: Vec<f64>,
+    /// Per buyer at alpha != 1 (empty at 1), the constant terms of psi:
+    /// its value at x = lo, and hi p_hi / (alpha - 1); then alpha /
+    /// (alpha - 1). A division per buyer and evaluation of g otherwise.
+    psi_at_lo: Vec<f64>,
+    psi_top: Vec<f64>,
+    alpha_ratio: f64,
 }
 
 impl<'a> Market<'a> {
@@ -101,12 +107,12 @@ impl<'a> Market<'a> {
         shift: Vec<f64>,
     ) -> Self {
         let pz = |lb: f64, z: f64| (alpha * (lb - z.ln())).exp();
-        let p_lo = ln_b
+        let p_lo: Vec<f64> = ln_b
             .iter()
             .zip(&lo)
             .map(|(&lb, &z)| if z > 0.0 { pz(lb, z) } else { 0.0 })
             .collect();
-        let p_hi = ln_b
+        let p_hi: Vec<f64> = ln_b
             .iter()
             .zip(&hi)
             .map(|(&lb, &z)| {
@@ -117,6 +123,15 @@ impl<'a> Market<'a> {
                 }
             })
             .collect();
+        let (mut psi_at_lo, mut psi_top) = (Vec::new(), Vec::new());
+        if alpha != 1.0 {
+            for k in 0..ln_b.len() {
+                let (lo, hi) = (lo[k], hi[k]);
+                let top = if hi.is_finite() { hi * p_hi[k] } else { 0.0 };
+                psi_at_lo.push((top - lo * p_lo[k]) / (alpha - 1.0));
+                psi_top.push(top / (alpha - 1.0));
+            }
+        }
         Market {
             alpha,
             m,
@@ -134,6 +149,9 @@ impl<'a> Market<'a> {
             shift,
             p_lo,
             p_hi,
+            psi_at_lo,
+            psi_top,
+            alpha_ratio: alpha / (alpha - 1.0),
         }
     }
 
@@ -211,7 +229,6 @@ impl<'a> Market<'a> {
         }
         // P(z) = (b/z)^alpha, the price at which z is the best total.
         let (p_lo, p_hi) = (self.p_lo[k], self.p_hi[k]);
-        let top = if hi.is_finite() { hi * p_hi } else { 0.0 };
         if p <= 0.0 {
             // hi is finite here; a negative net price (a linear term worth
             // more than the bundle costs) still takes hi.
@@ -221,10 +238,12 @@ impl<'a> Market<'a> {
             return (-p * (hi - lo), bound());
         }
         if lo > 0.0 && p >= p_lo {
-            return ((top - lo * p_lo) / (a - 1.0), bound());
+            // (hi p_hi - lo p_lo) / (alpha - 1).
+            return (self.psi_at_lo[k], bound());
         }
         let x = self.x_of(k, p);
-        (top / (a - 1.0) - a / (a - 1.0) * p * x + lo * p, x)
+        // hi p_hi / (alpha - 1) - alpha / (alpha - 1) p x + lo p.
+        (self.psi_top[k] - self.alpha_ratio * p * x + lo * p, x)
     }
 
     /// g(lambda), up to a constant.
@@ -373,18 +392,23 @@ impl<'a> Market<'a> {
                 }
                 let mut t = 1.0;
                 let mut moved = false;
+                let (mut trial, mut xt) = (cur.clone(), vec![0.0; e]);
                 while t > 1e-12 {
-                    let mut trial = cur.clone();
+                    trial.copy_from_slice(&cur);
                     for (a, &r) in idx.iter().enumerate() {
                         trial[r] += t * d[a];
                     }
-                    let mut xt = vec![0.0; e];
+                    // The step no longer moves a price: every shorter one
+                    // is the same point, refused like this one.
+                    if idx.iter().all(|&r| trial[r].to_bits() == cur[r].to_bits()) {
+                        break;
+                    }
                     let gt = self.gradient(&trial, &mut xt);
                     if gt.iter().all(|v| v.is_finite()) && worst(&gt, &idx) < (1.0 - 1e-4 * t) * now
                     {
-                        cur = trial;
+                        std::mem::swap(&mut cur, &mut trial);
                         g = gt;
-                        xs = xt;
+                        std::mem::swap(&mut xs, &mut xt);
                         moved = true;
                         break;
                     }
@@ -515,11 +539,16 @@ impl<'a> Market<'a> {
                 .collect();
             // Jointly: zeroing every fixed price must leave each uncapped
             // user priced; otherwise only the prices already at zero stay.
-            let priced = (0..e).all(|k| {
-                let row = &self.r[k * m..(k + 1) * m];
-                let kept: f64 = (0..m).filter(|&r| !fixed[r]).map(|r| row[r] * lam[r]).sum();
-                self.hi[k].is_finite() || kept - self.shift(k) > 0.0
-            });
+            // (Nothing to ask when no price is fixed, or of a capped user.)
+            let priced = !fixed.contains(&true)
+                || (0..e).all(|k| {
+                    if self.hi[k].is_finite() {
+                        return true;
+                    }
+                    let row = &self.r[k * m..(k + 1) * m];
+                    let kept: f64 = (0..m).filter(|&r| !fixed[r]).map(|r| row[r] * lam[r]).sum();
+                    kept - self.shift(k) > 0.0
+                });
             if !priced {
                 for r in 0..m {
                     fixed[r] &= lam[r] == 0.0;
