@@ -467,6 +467,42 @@ mod tests {
         }
     }
 
+    /// An LP the method cannot solve (infeasible: x0 + x1 <= -1 over
+    /// x >= 0): by default Clarabel answers it as it stands; alone, the
+    /// solve ends with the method's own status and no solution, and
+    /// Clarabel is not asked.
+    #[test]
+    fn alone_ends_where_the_method_does_not_converge() {
+        use leontief_model::{ProblemBuilder, Sense};
+        let lp = || {
+            let mut b = ProblemBuilder::new(Sense::Maximise);
+            let row = b.add_row(f64::NEG_INFINITY, -1.0);
+            b.add_col(1.0, 0.0, f64::INFINITY, [(row, 1.0)]);
+            b.add_col(0.5, 0.0, f64::INFINITY, [(row, 1.0)]);
+            b.build()
+        };
+        let ipm = || BlockIpm::new(Some(vec![DENSE]), None);
+        let handed = ipm().load(lp()).unwrap().solve().unwrap();
+        assert!(
+            handed
+                .raw_status
+                .contains("(Clarabel, after the block interior point method ended"),
+            "{handed:?}"
+        );
+        assert_eq!(handed.status, Status::Infeasible, "{handed:?}");
+        let own = ipm().alone().load(lp()).unwrap().solve().unwrap();
+        assert!(
+            own.raw_status
+                .starts_with("the block interior point method ended"),
+            "{own:?}"
+        );
+        assert!(
+            own.status != Status::Optimal && own.status != Status::Infeasible,
+            "{own:?}"
+        );
+        assert!(own.x.is_empty() && own.objective.is_nan(), "{own:?}");
+    }
+
     /// A column whose optimum sits on an upper bound far from 0 (a capped
     /// user's level at its cap): its distance to the bound is not lost in
     /// `upper - x`, and the method itself ends optimal inside the bound.
