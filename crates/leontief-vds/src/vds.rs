@@ -337,14 +337,13 @@ impl ServerData {
     fn initial_scale(&self, alpha: f64, lo: &[f64], hi: &[f64]) -> f64 {
         let m = self.res.len();
         let e = self.users.len();
-        let rowsum: Vec<f64> = (0..e)
-            .map(|k| self.r[k * m..(k + 1) * m].iter().sum::<f64>())
+        let ln_rowsum: Vec<f64> = (0..e)
+            .map(|k| self.r[k * m..(k + 1) * m].iter().sum::<f64>().ln())
             .collect();
         let usage = |ell: f64| {
             let mut u = vec![0.0; m];
             for k in 0..e {
-                let x =
-                    ((self.log_b[k] - (ell + rowsum[k].ln()) / alpha).exp()).clamp(lo[k], hi[k]);
+                let x = ((self.log_b[k] - (ell + ln_rowsum[k]) / alpha).exp()).clamp(lo[k], hi[k]);
                 for j in 0..m {
                     u[j] += self.r[k * m + j] * (x - lo[k]);
                 }
