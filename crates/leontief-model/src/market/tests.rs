@@ -125,6 +125,13 @@ fn generate(rng: &mut Lcg, case: usize) -> Option<Case> {
     })
 }
 
+/// Programs 0..300 of the generated family from `seed`, with their
+/// numbers (those `generate` skips left out).
+fn cases(seed: u64) -> impl Iterator<Item = (usize, Case)> {
+    let mut rng = Lcg(seed);
+    (0..300).filter_map(move |case| generate(&mut rng, case).map(|c| (case, c)))
+}
+
 impl Case {
     /// The program as a [`Market`] (b^alpha = coef, the linear terms d).
     fn market(&self) -> Market<'_> {
@@ -148,12 +155,8 @@ impl Case {
 
 #[test]
 fn solutions_satisfy_kkt_with_bounds_caps_and_linear_terms() {
-    let mut rng = Lcg(7);
     let mut solved = 0;
-    for case in 0..300 {
-        let Some(case_data) = generate(&mut rng, case) else {
-            continue;
-        };
+    for (case, case_data) in cases(7) {
         let (alpha, e) = (case_data.alpha, case_data.coef.len());
         let market = case_data.market();
         let mut lam = vec![1.0; case_data.m];
@@ -176,10 +179,7 @@ fn solutions_satisfy_kkt_with_bounds_caps_and_linear_terms() {
 fn the_totals_of_a_value_are_the_gradients_bit_for_bit() {
     let mut rng = Lcg(11);
     let mut checked = 0;
-    for case in 0..300 {
-        let Some(c) = generate(&mut rng, case) else {
-            continue;
-        };
+    for (case, c) in cases(11) {
         let market = c.market();
         let e = c.coef.len();
         for trial in 0..20 {
