@@ -220,17 +220,6 @@ impl ServerData {
         }
     }
 
-    /// What the interior-point finish reads of this server.
-    fn view(&self) -> FinishServer<'_> {
-        FinishServer {
-            users: &self.users,
-            r: &self.r,
-            log_b: &self.log_b,
-            ell: self.ell.unwrap_or(0.0),
-            lam: &self.lam,
-        }
-    }
-
     /// The best response to `total` (x_n over all servers) and `mine`
     /// (x_{n,i}); writes x_{n,i} into `out` (indexed like `users`).
     fn respond(
@@ -617,28 +606,39 @@ fn try_finish(
     tasks: &mut Vec<Vec<f64>>,
     iterations: &mut usize,
 ) -> Finish {
-    let caps: Vec<Option<f64>> = instance.users().iter().map(|u| u.tasks).collect();
-    let servers: Vec<FinishServer> = data.iter().map(ServerData::view).collect();
+    let Some(part) = FinishPart::new(instance, data, tasks) else {
+        return Finish::Failed;
+    };
+    let servers: Vec<FinishServer> = part.servers.iter().map(PartServer::view).collect();
     let Some(done) = finish(
         settings.alpha,
-        &caps,
+        &part.caps,
         &servers,
-        tasks,
+        &part.tasks,
         iterations,
         settings.deadline,
     ) else {
         return Finish::Failed;
     };
+    let mut next = part.base.clone();
+    // Servers without a pair in the part keep the sweeps' prices.
+    let mut lams: Vec<Vec<f64>> = data.iter().map(|d| d.lam.clone()).collect();
+    for (s, (srv, lam)) in part.servers.iter().zip(done.lam).enumerate() {
+        for &n in &srv.users {
+            next[n][srv.server] = done.tasks[n][s];
+        }
+        lams[srv.server] = lam;
+    }
     let prices: Vec<Vec<f64>> = data
         .iter()
-        .zip(&done.lam)
+        .zip(&lams)
         .map(|(d, lam)| price_row(instance, d, lam))
         .collect();
     let ell: Vec<f64> = data.iter().map(|d| d.ell.unwrap_or(0.0)).collect();
     let c = vds_certificate(
         instance,
         settings.alpha,
-        &done.tasks,
+        &next,
         &prices,
         &ell,
         settings.tolerance,
@@ -647,14 +647,194 @@ fn try_finish(
         return Finish::Failed;
     }
     let certified = c.kkt_residual <= settings.tolerance;
-    for (d, lam) in data.iter_mut().zip(done.lam) {
+    for (d, lam) in data.iter_mut().zip(lams) {
         d.lam = lam;
     }
-    *tasks = done.tasks;
+    *tasks = next;
     if certified {
         Finish::Certified(c)
     } else {
         Finish::Restart
+    }
+}
+
+/// What the finish solves. A capped user holding tasks on a server that
+/// prices nothing it needs is left out: there it would take any amount
+/// (in the finish's conditions, alpha ln x_n + ln P_{n,i} - A_{n,i} +
+/// sigma >= 0, ln 0), and on the Alibaba multigpu20 classes every step
+/// was 1e-306 long. The selection (docs/mechanisms.md) puts such a user's
+/// tasks on those servers first, so its tasks on the priced ones move
+/// there as far as their room goes before it is left out, and the
+/// servers keep its load as that much less room. Pairs that price nothing
+/// for a user left in (it holds no tasks there) are left out too.
+struct FinishPart {
+    servers: Vec<PartServer>,
+    /// Caps (none for the users left out: they hold no pair here).
+    caps: Vec<Option<f64>>,
+    /// x_{n,i} on the servers of the part, in its order.
+    tasks: Vec<Vec<f64>>,
+    /// Every user's tasks on every server after the moves above: the
+    /// finish's answer replaces those of the part's pairs.
+    base: Vec<Vec<f64>>,
+}
+
+/// One server of a [`FinishPart`].
+struct PartServer {
+    /// Its index among all servers.
+    server: usize,
+    users: Vec<usize>,
+    r: Vec<f64>,
+    log_b: Vec<f64>,
+    ell: f64,
+    lam: Vec<f64>,
+    /// 1 less the load of the users left out, per resource.
+    room: Vec<f64>,
+}
+
+impl PartServer {
+    fn view(&self) -> FinishServer<'_> {
+        FinishServer {
+            users: &self.users,
+            r: &self.r,
+            log_b: &self.log_b,
+            ell: self.ell,
+            lam: &self.lam,
+            room: &self.room,
+        }
+    }
+}
+
+impl FinishPart {
+    /// None when the users left out fill a resource of a server with a
+    /// pair left in (no interior point).
+    fn new(instance: &Instance, data: &[ServerData], tasks: &[Vec<f64>]) -> Option<Self> {
+        let users = instance.users();
+        // Whether user k of server i pays nothing there.
+        let free = |d: &ServerData, k: usize| {
+            let m = d.res.len();
+            (0..m).all(|j| d.lam[j] * d.r[k * m + j] <= 0.0)
+        };
+        let mut out = vec![false; users.len()];
+        for (i, d) in data.iter().enumerate() {
+            for (k, &n) in d.users.iter().enumerate() {
+                if users[n].tasks.is_some() && tasks[n][i] > 0.0 && free(d, k) {
+                    out[n] = true;
+                }
+            }
+        }
+        let mut base = tasks.to_vec();
+        let mut slack: Vec<Vec<f64>> = data
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let m = d.res.len();
+                let mut s = vec![1.0; m];
+                for (k, &n) in d.users.iter().enumerate() {
+                    for (j, v) in s.iter_mut().enumerate() {
+                        *v -= d.r[k * m + j] * base[n][i];
+                    }
+                }
+                s
+            })
+            .collect();
+        for n in (0..users.len()).filter(|&n| out[n]) {
+            let mut priced = 0.0;
+            for (i, d) in data.iter().enumerate() {
+                if let Some(k) = d.users.iter().position(|&v| v == n) {
+                    if !free(d, k) {
+                        priced += base[n][i];
+                    }
+                }
+            }
+            let mut moved = 0.0;
+            for (i, d) in data.iter().enumerate() {
+                if moved >= priced {
+                    break;
+                }
+                let Some(k) = d.users.iter().position(|&v| v == n) else {
+                    continue;
+                };
+                if !free(d, k) {
+                    continue;
+                }
+                let m = d.res.len();
+                let row = &d.r[k * m..(k + 1) * m];
+                let fits = (0..m)
+                    .filter(|&j| row[j] > 0.0)
+                    .map(|j| slack[i][j].max(0.0) / row[j])
+                    .fold(INF, f64::min);
+                let step = fits.min(priced - moved);
+                if step > 0.0 && step.is_finite() {
+                    base[n][i] += step;
+                    for j in 0..m {
+                        slack[i][j] -= row[j] * step;
+                    }
+                    moved += step;
+                }
+            }
+            if moved > 0.0 {
+                let keep = ((priced - moved) / priced).max(0.0);
+                for (i, d) in data.iter().enumerate() {
+                    if let Some(k) = d.users.iter().position(|&v| v == n) {
+                        if !free(d, k) {
+                            let m = d.res.len();
+                            let cut = base[n][i] * (1.0 - keep);
+                            for j in 0..m {
+                                slack[i][j] += d.r[k * m + j] * cut;
+                            }
+                            base[n][i] -= cut;
+                        }
+                    }
+                }
+            }
+        }
+        let mut servers = Vec::new();
+        for (i, d) in data.iter().enumerate() {
+            let m = d.res.len();
+            let mut srv = PartServer {
+                server: i,
+                users: Vec::new(),
+                r: Vec::new(),
+                log_b: Vec::new(),
+                ell: d.ell.unwrap_or(0.0),
+                lam: d.lam.clone(),
+                room: vec![1.0; m],
+            };
+            for (k, &n) in d.users.iter().enumerate() {
+                let row = &d.r[k * m..(k + 1) * m];
+                if out[n] {
+                    for (room, a) in srv.room.iter_mut().zip(row) {
+                        *room -= a * base[n][i];
+                    }
+                } else if !free(d, k) {
+                    srv.users.push(n);
+                    srv.r.extend_from_slice(row);
+                    srv.log_b.push(d.log_b[k]);
+                }
+            }
+            if srv.users.is_empty() {
+                continue;
+            }
+            if srv.room.iter().any(|&v| v <= 0.0) {
+                return None;
+            }
+            servers.push(srv);
+        }
+        let caps = users
+            .iter()
+            .zip(&out)
+            .map(|(u, &o)| if o { None } else { u.tasks })
+            .collect();
+        let tasks = base
+            .iter()
+            .map(|row| servers.iter().map(|s| row[s.server]).collect())
+            .collect();
+        Some(FinishPart {
+            servers,
+            caps,
+            tasks,
+            base,
+        })
     }
 }
 
@@ -859,11 +1039,19 @@ mod tests {
         let data: Vec<ServerData> = (0..inst.num_entries())
             .map(|i| ServerData::new(&inst, i, &elig.on_server[i], 3.0))
             .collect();
-        let servers: Vec<FinishServer> = data.iter().map(ServerData::view).collect();
-        let caps = vec![None; inst.num_users()];
+        let part = FinishPart::new(&inst, &data, &free.tasks).expect("room on every server");
+        let servers: Vec<FinishServer> = part.servers.iter().map(PartServer::view).collect();
         let mut iterations = 0;
         let past = Some(std::time::Instant::now());
-        assert!(finish(3.0, &caps, &servers, &free.tasks, &mut iterations, past).is_none());
+        assert!(finish(
+            3.0,
+            &part.caps,
+            &servers,
+            &part.tasks,
+            &mut iterations,
+            past
+        )
+        .is_none());
         assert_eq!(iterations, 0);
         let late = vds(
             &inst,

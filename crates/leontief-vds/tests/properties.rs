@@ -632,12 +632,9 @@ fn the_finish_certifies_where_the_sweeps_creep() {
 
 /// The interior-point finish with task caps (every seventh user capped at
 /// 70% of its PS-DSF tasks, as the runner's MIX=1) and zero demands: every
-/// run that converges is certified, caps and their selection included,
+/// run converges and is certified, caps and their selection included,
 /// whichever of the finish and the sweeps ends it, and the finish ends
-/// most. Seed 2 (two resources) does not converge in 10,000 sweeps: the
-/// relaxed sweeps took 6,890 to an equilibrium whose cap split is off,
-/// and the unrelaxed selection from zero creeps (KKT residual 1.9e-6
-/// after 20,000); it ends `iteration_limit`, uncertified.
+/// at least half of them within 50 sweeps of its first try.
 #[test]
 fn the_finish_with_caps_is_certified_and_keeps_the_caps() {
     let (mut by_finish, mut runs) = (0, 0);
@@ -663,10 +660,6 @@ fn the_finish_with_caps_is_certified_and_keeps_the_caps() {
             },
         );
         let c = &o.certificate;
-        if seed == 2 {
-            assert!(!o.converged && !c.holds, "seed 2 converges now: {c:?}");
-            continue;
-        }
         assert!(
             o.converged && c.holds && c.kkt_residual <= 1e-9,
             "seed {seed}: {c:?}"
