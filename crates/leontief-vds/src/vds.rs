@@ -714,9 +714,12 @@ impl FinishPart {
             let m = d.res.len();
             (0..m).all(|j| d.lam[j] * d.r[k * m + j] <= 0.0)
         };
+        // Each user's pairs: (server, its position there).
+        let mut pairs: Vec<Vec<(usize, usize)>> = vec![Vec::new(); users.len()];
         let mut out = vec![false; users.len()];
         for (i, d) in data.iter().enumerate() {
             for (k, &n) in d.users.iter().enumerate() {
+                pairs[n].push((i, k));
                 if users[n].tasks.is_some() && tasks[n][i] > 0.0 && free(d, k) {
                     out[n] = true;
                 }
@@ -738,22 +741,17 @@ impl FinishPart {
             })
             .collect();
         for n in (0..users.len()).filter(|&n| out[n]) {
-            let mut priced = 0.0;
-            for (i, d) in data.iter().enumerate() {
-                if let Some(k) = d.users.iter().position(|&v| v == n) {
-                    if !free(d, k) {
-                        priced += base[n][i];
-                    }
-                }
-            }
+            let priced: f64 = pairs[n]
+                .iter()
+                .filter(|&&(i, k)| !free(&data[i], k))
+                .map(|&(i, _)| base[n][i])
+                .sum();
             let mut moved = 0.0;
-            for (i, d) in data.iter().enumerate() {
+            for &(i, k) in &pairs[n] {
+                let d = &data[i];
                 if moved >= priced {
                     break;
                 }
-                let Some(k) = d.users.iter().position(|&v| v == n) else {
-                    continue;
-                };
                 if !free(d, k) {
                     continue;
                 }
@@ -774,16 +772,15 @@ impl FinishPart {
             }
             if moved > 0.0 {
                 let keep = ((priced - moved) / priced).max(0.0);
-                for (i, d) in data.iter().enumerate() {
-                    if let Some(k) = d.users.iter().position(|&v| v == n) {
-                        if !free(d, k) {
-                            let m = d.res.len();
-                            let cut = base[n][i] * (1.0 - keep);
-                            for j in 0..m {
-                                slack[i][j] += d.r[k * m + j] * cut;
-                            }
-                            base[n][i] -= cut;
+                for &(i, k) in &pairs[n] {
+                    let d = &data[i];
+                    if !free(d, k) {
+                        let m = d.res.len();
+                        let cut = base[n][i] * (1.0 - keep);
+                        for j in 0..m {
+                            slack[i][j] += d.r[k * m + j] * cut;
                         }
+                        base[n][i] -= cut;
                     }
                 }
             }
