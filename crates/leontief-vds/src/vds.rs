@@ -620,7 +620,7 @@ fn try_finish(
     ) else {
         return Finish::Failed;
     };
-    let mut next = part.base.clone();
+    let mut next = part.base;
     // Servers without a pair in the part keep the sweeps' prices.
     let mut lams: Vec<Vec<f64>> = data.iter().map(|d| d.lam.clone()).collect();
     for (s, (srv, lam)) in part.servers.iter().zip(done.lam).enumerate() {
@@ -757,11 +757,7 @@ impl FinishPart {
                 }
                 let m = d.res.len();
                 let row = &d.r[k * m..(k + 1) * m];
-                let fits = (0..m)
-                    .filter(|&j| row[j] > 0.0)
-                    .map(|j| slack[i][j].max(0.0) / row[j])
-                    .fold(INF, f64::min);
-                let step = fits.min(priced - moved);
+                let step = tasks_that_fit(row, |j| slack[i][j]).min(priced - moved);
                 if step > 0.0 && step.is_finite() {
                     base[n][i] += step;
                     for j in 0..m {
@@ -833,6 +829,16 @@ impl FinishPart {
             base,
         })
     }
+}
+
+/// Tasks of a bundle `row` (per unit of each normalised resource) that
+/// fit in `room(j)` of each resource it needs (infinite if it needs
+/// none).
+fn tasks_that_fit(row: &[f64], room: impl Fn(usize) -> f64) -> f64 {
+    (0..row.len())
+        .filter(|&j| row[j] > 0.0)
+        .map(|j| room(j).max(0.0) / row[j])
+        .fold(INF, f64::min)
 }
 
 /// How a try of the finish ended.
@@ -968,10 +974,7 @@ fn cap_shifts(
             if p > 0.0 && shared {
                 top[n] = top[n].max(d.log_b[k] - ell / alpha - p.ln() / alpha);
             } else if p <= 0.0 {
-                room[n] += (0..m)
-                    .filter(|&j| needs(j))
-                    .map(|j| (1.0 - load[j]).max(0.0) / d.r[k * m + j])
-                    .fold(INF, f64::min);
+                room[n] += tasks_that_fit(&d.r[k * m..(k + 1) * m], |j| 1.0 - load[j]);
             }
         }
     }
