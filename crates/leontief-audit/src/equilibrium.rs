@@ -62,6 +62,16 @@ pub fn vds_certificate(
         }
     }
     let mut held: Vec<Vec<(f64, f64)>> = vec![Vec::new(); users.len()];
+    // Per server, the users holding tasks there (for the largest price a
+    // full resource printed at 0 can carry, [`largest_price`]).
+    let mut holders: Vec<Vec<usize>> = vec![Vec::new(); k];
+    if users.iter().any(|u| u.tasks.is_some()) {
+        for (n, i, v) in tasks.nonzeros() {
+            if v > 0.0 {
+                holders[i].push(n);
+            }
+        }
+    }
     for (i, used) in used_on.iter().enumerate() {
         let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
         for r in 0..m {
@@ -108,10 +118,36 @@ pub fn vds_certificate(
                         || prices[i][r] <= 0.0
                         || !needed[i][r].iter().any(|&o| o != n)
                 });
+                // Nothing it needs priced, but a resource it needs full:
+                // that price is degenerate (any price up to what the
+                // other holders of the resource pay for it holds the
+                // KKT conditions), and the user's tasks there are not
+                // free to rise. As a server it could move to, its target
+                // there is taken at the largest such price, the least it
+                // can be (its own tasks there count as on a best server,
+                // as before).
+                let degenerate = if p > 0.0 {
+                    0.0
+                } else {
+                    largest_price(
+                        instance,
+                        i,
+                        n,
+                        used,
+                        &holders[i],
+                        &x,
+                        alpha,
+                        ell,
+                        tasks,
+                        tolerance,
+                    )
+                };
                 if p > 0.0 {
                     if !own {
                         best[n] = best[n].max(free);
                     }
+                } else if degenerate > 0.0 {
+                    best[n] = best[n].max((lb - degenerate.ln() / alpha).exp());
                 } else {
                     // Tasks of the user that would still fit here.
                     room[n] += (0..m)
@@ -214,6 +250,52 @@ pub fn vds_certificate(
         cap_split,
         infeasibility,
     }
+}
+
+/// The largest price per task of user `n` on server `i` that the KKT
+/// conditions of the other users holding tasks there allow, over the
+/// resources `n` needs that are full on `i` (within the square root of
+/// `tolerance`): each such resource r is priced at most
+/// u'_m / D_{m,r} by every other holder m needing it (its marginal
+/// utility pays for at least that resource). 0 where no resource `n`
+/// needs is full, or where some full one is needed by no other holder (its
+/// price is then `n`'s own, as the split check counts it).
+#[allow(clippy::too_many_arguments)]
+fn largest_price(
+    instance: &Instance,
+    i: usize,
+    n: usize,
+    used: &[f64],
+    holders: &[usize],
+    x: &[f64],
+    alpha: f64,
+    ell: f64,
+    tasks: &Tasks,
+    tolerance: f64,
+) -> f64 {
+    let users = instance.users();
+    let mut price = 0.0;
+    for (r, &d) in users[n].demand.iter().enumerate() {
+        let c = instance.class_capacity(ServerId(i), ResourceId(r));
+        if d <= 0.0 || used[r] < c * (1.0 - tolerance.sqrt()) {
+            continue;
+        }
+        let mut up = INF;
+        for &o in holders.iter().filter(|&&o| o != n) {
+            let dr = users[o].demand[r];
+            if dr <= 0.0 || x[o] <= 0.0 || tasks.get(o, i) <= 0.0 {
+                continue;
+            }
+            let g = instance.gamma(leontief_core::UserId(o), ServerId(i));
+            let lb = users[o].weight.ln() + (alpha - 1.0) / alpha * g.ln() - ell / alpha;
+            up = up.min((alpha * (lb - x[o].ln())).exp() / dr);
+        }
+        if !up.is_finite() {
+            return 0.0;
+        }
+        price += d * up;
+    }
+    price
 }
 
 /// The selection among a capped user's equilibria (docs/mechanisms.md,

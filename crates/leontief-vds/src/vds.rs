@@ -971,8 +971,15 @@ fn cap_shifts(
             let needs = |j: usize| d.r[k * m + j] > 0.0;
             let shared = (0..m).any(|j| needs(j) && d.lam[j] > 0.0 && needers[j] > 1);
             let p: f64 = (0..m).map(|j| d.lam[j] * d.r[k * m + j]).sum();
+            let degenerate = if p > 0.0 {
+                0.0
+            } else {
+                largest_price(d, k, alpha, ell, &load, tasks, total, i)
+            };
             if p > 0.0 && shared {
                 top[n] = top[n].max(d.log_b[k] - ell / alpha - p.ln() / alpha);
+            } else if degenerate > 0.0 {
+                top[n] = top[n].max(d.log_b[k] - ell / alpha - degenerate.ln() / alpha);
             } else if p <= 0.0 {
                 room[n] += tasks_that_fit(&d.r[k * m..(k + 1) * m], |j| 1.0 - load[j]);
             }
@@ -999,6 +1006,48 @@ fn cap_shifts(
             0.0
         };
     }
+}
+
+/// The largest price per task of server `d`'s user `k` that the other
+/// users holding tasks there allow, over the resources it needs that are
+/// full (load within 1e-9 of capacity) while priced at 0: any price up to
+/// u'_o / r_{o,j} of every other holder o needing resource j holds the KKT
+/// conditions there, and the user's tasks are not free to rise on such a
+/// server, so for the selection it is priced (as the certificate's cap
+/// split counts it). 0 where no such resource is full, or where a full
+/// one is needed by no other holder (the price is the user's own).
+#[allow(clippy::too_many_arguments)]
+fn largest_price(
+    d: &ServerData,
+    k: usize,
+    alpha: f64,
+    ell: f64,
+    load: &[f64],
+    tasks: &[Vec<f64>],
+    total: &[f64],
+    i: usize,
+) -> f64 {
+    let m = d.res.len();
+    let mut price = 0.0;
+    for j in 0..m {
+        let need = d.r[k * m + j];
+        if need <= 0.0 || load[j] < 1.0 - 1e-9 {
+            continue;
+        }
+        let mut up = f64::INFINITY;
+        for (o, &u) in d.users.iter().enumerate() {
+            let r = d.r[o * m + j];
+            if o == k || r <= 0.0 || tasks[u][i] <= 0.0 || total[u] <= 0.0 {
+                continue;
+            }
+            up = up.min((alpha * (d.log_b[o] - total[u].ln()) - ell - r.ln()).exp());
+        }
+        if !up.is_finite() {
+            return 0.0;
+        }
+        price += need * up;
+    }
+    price
 }
 
 /// Prices per unit of each resource (scaled units), zero for resources the

@@ -108,6 +108,29 @@ fn a_free_server_too_small_for_the_cap_is_filled_first() {
     assert_same_in_any_order(&inst, 10.0);
 }
 
+/// Found by the permutation test at 3,000 cases: u1, capped and needing
+/// only r2, can run on s0 (where u2 runs) and s1 (where u0 runs). On s1
+/// r1 and r2 both bind when u0 has all of r1, and r2's price can be 0
+/// there; read as free, the certificate accepted u1 a third of a task on
+/// s0 (u2 4.7030 tasks), where at any price r2 can carry on s1 (at most
+/// what u0 pays for it) s1 is the better server (u2 4.8499).
+#[test]
+fn a_full_resource_priced_at_zero_is_not_a_free_server() {
+    let inst = Instance::from_json_str(
+        r#"{"resources": ["r0", "r1", "r2"], "servers": [{"name": "s0", "capacity": [1.0, 5.693487958569821, 1.146135150509534], "count": 2}, {"name": "s1", "capacity": [1.0, 4.712055295771516, 3.4439375440509803]}], "users": [{"name": "u0", "demand": [0.0, 1.5228378010333494, 0.8750795791057228], "servers": ["s1"]}, {"name": "u1", "demand": [0.0, 0.0, 0.20918330808548044], "tasks": 3.851301649428165}, {"name": "u2", "demand": [0.0, 1.5438874453223883, 0.4726420975345996], "servers": ["s0"]}]}"#,
+    )
+    .unwrap();
+    for alpha in [2.0, 3.0, 10.0] {
+        let o = solve(&inst, alpha);
+        assert!(o.converged && o.certificate.holds, "{:?}", o.certificate);
+        // u1 wholly on s1; u2 has all of s0's r2.
+        let t = totals(&o);
+        let all = 2.0 * 1.146135150509534 / 0.4726420975345996;
+        assert!((t[2] - all).abs() <= 1e-6 * all, "alpha {alpha}: {t:?}");
+        assert_same_in_any_order(&inst, alpha);
+    }
+}
+
 fn capped_shape() -> Shape {
     Shape {
         max_users: 5,
