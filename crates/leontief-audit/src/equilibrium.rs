@@ -87,6 +87,8 @@ pub fn vds_certificate(
         let mut kkt = 0.0f64;
         let mut worth = 0.0f64;
         let ell = log_scale[i];
+        // Computed at the first capped user that needs them.
+        let mut bounds: Option<Vec<HolderBound>> = None;
         for n in 0..users.len() {
             let g = instance.gamma(leontief_core::UserId(n), ServerId(i));
             if g <= 0.0 {
@@ -129,18 +131,10 @@ pub fn vds_certificate(
                 let degenerate = if p > 0.0 {
                     0.0
                 } else {
-                    largest_price(
-                        instance,
-                        i,
-                        n,
-                        used,
-                        &holders[i],
-                        &x,
-                        alpha,
-                        ell,
-                        tasks,
-                        tolerance,
-                    )
+                    let bounds = bounds.get_or_insert_with(|| {
+                        holders_bounds(instance, i, used, &holders[i], &x, alpha, ell, tolerance)
+                    });
+                    largest_price(&users[n].demand, n, bounds)
                 };
                 if p > 0.0 {
                     if !own {
@@ -252,44 +246,73 @@ pub fn vds_certificate(
     }
 }
 
-/// The largest price per task of user `n` on server `i` that the KKT
-/// conditions of the other users holding tasks there allow, over the
-/// resources `n` needs that are full on `i` (within the square root of
-/// `tolerance`): each such resource r is priced at most
-/// u'_m / D_{m,r} by every other holder m needing it (its marginal
-/// utility pays for at least that resource). 0 where no resource `n`
-/// needs is full, or where some full one is needed by no other holder (its
-/// price is then `n`'s own, as the split check counts it).
+/// The two lowest bounds on a full resource's price and the holders
+/// that set them ([`holders_bounds`]); `None` for a resource with room.
+type HolderBound = Option<[(f64, usize); 2]>;
+
+/// Per resource of server `i` full within the square root of `tolerance`,
+/// the two lowest u'_o / D_{o,r} over the users o holding tasks there and
+/// needing r, with those users (`(INF, usize::MAX)` where fewer; `None`
+/// for a resource with room): any
+/// price of r that keeps the KKT conditions of each holder o (its
+/// marginal utility pays at least for its demand) is at most these.
 #[allow(clippy::too_many_arguments)]
-fn largest_price(
+fn holders_bounds(
     instance: &Instance,
     i: usize,
-    n: usize,
     used: &[f64],
     holders: &[usize],
     x: &[f64],
     alpha: f64,
     ell: f64,
-    tasks: &Tasks,
     tolerance: f64,
-) -> f64 {
+) -> Vec<HolderBound> {
     let users = instance.users();
-    let mut price = 0.0;
-    for (r, &d) in users[n].demand.iter().enumerate() {
-        let c = instance.class_capacity(ServerId(i), ResourceId(r));
-        if d <= 0.0 || used[r] < c * (1.0 - tolerance.sqrt()) {
+    let c = |r: usize| instance.class_capacity(ServerId(i), ResourceId(r));
+    let mut bounds: Vec<HolderBound> = (0..used.len())
+        .map(|r| (used[r] >= c(r) * (1.0 - tolerance.sqrt())).then_some([(INF, usize::MAX); 2]))
+        .collect();
+    if bounds.iter().all(Option::is_none) {
+        return bounds;
+    }
+    for &o in holders {
+        if x[o] <= 0.0 {
             continue;
         }
-        let mut up = INF;
-        for &o in holders.iter().filter(|&&o| o != n) {
+        let g = instance.gamma(leontief_core::UserId(o), ServerId(i));
+        let lb = users[o].weight.ln() + (alpha - 1.0) / alpha * g.ln() - ell / alpha;
+        let marginal = (alpha * (lb - x[o].ln())).exp();
+        for (r, b) in bounds.iter_mut().enumerate() {
             let dr = users[o].demand[r];
-            if dr <= 0.0 || x[o] <= 0.0 || tasks.get(o, i) <= 0.0 {
+            let Some(b) = b.as_mut().filter(|_| dr > 0.0) else {
                 continue;
+            };
+            let v = marginal / dr;
+            if v < b[0].0 {
+                b[1] = b[0];
+                b[0] = (v, o);
+            } else if v < b[1].0 {
+                b[1] = (v, o);
             }
-            let g = instance.gamma(leontief_core::UserId(o), ServerId(i));
-            let lb = users[o].weight.ln() + (alpha - 1.0) / alpha * g.ln() - ell / alpha;
-            up = up.min((alpha * (lb - x[o].ln())).exp() / dr);
         }
+    }
+    bounds
+}
+
+/// The largest price per task of user `n` on a server that the KKT
+/// conditions of the other users holding tasks there allow, over the
+/// resources `n` needs that are full there (`bounds`, [`holders_bounds`]):
+/// each such resource r is priced at most u'_o / D_{o,r} by every other
+/// holder o needing it. 0 where no resource `n` needs is full, or where
+/// some full one is held by no other user needing it (its price is then
+/// `n`'s own, as the split check counts it).
+fn largest_price(demand: &[f64], n: usize, bounds: &[HolderBound]) -> f64 {
+    let mut price = 0.0;
+    for (r, &d) in demand.iter().enumerate() {
+        let Some([first, second]) = bounds[r].filter(|_| d > 0.0) else {
+            continue;
+        };
+        let up = if first.1 != n { first.0 } else { second.0 };
         if !up.is_finite() {
             return 0.0;
         }

@@ -964,6 +964,8 @@ fn cap_shifts(
                 needers[j] += usize::from(d.r[k * m + j] > 0.0);
             }
         }
+        // Computed at the first capped user that needs them.
+        let mut bounds: Option<Vec<HolderBound>> = None;
         for (k, &n) in d.users.iter().enumerate() {
             if users[n].tasks.is_none() {
                 continue;
@@ -974,7 +976,9 @@ fn cap_shifts(
             let degenerate = if p > 0.0 {
                 0.0
             } else {
-                largest_price(d, k, alpha, ell, &load, tasks, total, i)
+                let bounds = bounds
+                    .get_or_insert_with(|| holders_bounds(d, alpha, ell, &load, tasks, total, i));
+                largest_price(d, k, bounds)
             };
             if p > 0.0 && shared {
                 top[n] = top[n].max(d.log_b[k] - ell / alpha - p.ln() / alpha);
@@ -1008,40 +1012,71 @@ fn cap_shifts(
     }
 }
 
-/// The largest price per task of server `d`'s user `k` that the other
-/// users holding tasks there allow, over the resources it needs that are
-/// full (load within 1e-9 of capacity) while priced at 0: any price up to
-/// u'_o / r_{o,j} of every other holder o needing resource j holds the KKT
-/// conditions there, and the user's tasks are not free to rise on such a
-/// server, so for the selection it is priced (as the certificate's cap
-/// split counts it). 0 where no such resource is full, or where a full
-/// one is needed by no other holder (the price is the user's own).
-#[allow(clippy::too_many_arguments)]
-fn largest_price(
+/// The two lowest bounds on a full resource's price and the holders
+/// that set them ([`holders_bounds`]); `None` for a resource with room.
+type HolderBound = Option<[(f64, usize); 2]>;
+
+/// Per resource of server `d` full (load within 1e-9 of capacity), the
+/// two lowest u'_o / r_{o,j} over the users o holding tasks there and
+/// needing it, with their indices in `d.users` (`(INF, usize::MAX)` where
+/// fewer; `None` for a resource with room): any price of the resource that
+/// keeps each holder's KKT conditions is at most these.
+fn holders_bounds(
     d: &ServerData,
-    k: usize,
     alpha: f64,
     ell: f64,
     load: &[f64],
     tasks: &[Vec<f64>],
     total: &[f64],
     i: usize,
-) -> f64 {
+) -> Vec<HolderBound> {
     let m = d.res.len();
-    let mut price = 0.0;
-    for j in 0..m {
-        let need = d.r[k * m + j];
-        if need <= 0.0 || load[j] < 1.0 - 1e-9 {
+    let mut bounds: Vec<HolderBound> = load
+        .iter()
+        .map(|&l| (l >= 1.0 - 1e-9).then_some([(f64::INFINITY, usize::MAX); 2]))
+        .collect();
+    if bounds.iter().all(Option::is_none) {
+        return bounds;
+    }
+    for (o, &u) in d.users.iter().enumerate() {
+        if tasks[u][i] <= 0.0 || total[u] <= 0.0 {
             continue;
         }
-        let mut up = f64::INFINITY;
-        for (o, &u) in d.users.iter().enumerate() {
+        let marginal = alpha * (d.log_b[o] - total[u].ln()) - ell;
+        for (j, b) in bounds.iter_mut().enumerate() {
             let r = d.r[o * m + j];
-            if o == k || r <= 0.0 || tasks[u][i] <= 0.0 || total[u] <= 0.0 {
+            let Some(b) = b.as_mut().filter(|_| r > 0.0) else {
                 continue;
+            };
+            let v = (marginal - r.ln()).exp();
+            if v < b[0].0 {
+                b[1] = b[0];
+                b[0] = (v, o);
+            } else if v < b[1].0 {
+                b[1] = (v, o);
             }
-            up = up.min((alpha * (d.log_b[o] - total[u].ln()) - ell - r.ln()).exp());
         }
+    }
+    bounds
+}
+
+/// The largest price per task of server `d`'s user `k` that the other
+/// users holding tasks there allow, over the resources it needs that are
+/// full while priced at 0 (`bounds`, [`holders_bounds`]): any price up to
+/// u'_o / r_{o,j} of every other holder o needing resource j holds the KKT
+/// conditions there, and the user's tasks are not free to rise on such a
+/// server, so for the selection it is priced (as the certificate's cap
+/// split counts it). 0 where no such resource is full, or where a full
+/// one is needed by no other holder (the price is the user's own).
+fn largest_price(d: &ServerData, k: usize, bounds: &[HolderBound]) -> f64 {
+    let m = d.res.len();
+    let mut price = 0.0;
+    for (j, b) in bounds.iter().enumerate() {
+        let need = d.r[k * m + j];
+        let Some([first, second]) = b.filter(|_| need > 0.0) else {
+            continue;
+        };
+        let up = if first.1 != k { first.0 } else { second.0 };
         if !up.is_finite() {
             return 0.0;
         }
